@@ -1,0 +1,397 @@
+"""One configurable attention stack for every paper in the book.
+
+A model is ``embed -> L x [attention (+ MLP)] -> read-out``, with every variant the five
+papers use chosen in :class:`ModelConfig`:
+
+* attention-only or with an MLP; optional pre-LayerNorm;
+* ``softmax``, ``relu`` or ``uniform`` attention (Chen & Zou 2024 eq. 1 use ReLU);
+* heads averaged with 1/m (``combine="mean"``) or projected by per-head ``W_O``;
+* query-key weights factored (``W_Q``, ``W_K``) or one bilinear ``W_QK`` per head;
+* residual on or off; causal or full mask; key positions nobody may attend to;
+* token inputs (one-hot or learned embedding) or vector inputs (linear or identity);
+* one-hot, learned, sinusoidal or no positional encoding;
+* read-out from the last or first position (classification) or from every position (LM).
+
+Conventions (row-major, batch first): the residual stream is ``h`` of shape
+``(B, n, d_model)``; the attention score of destination (query) ``i`` on source (key)
+``j`` in head ``a`` is
+
+    s_aij = scale * (h_i W_Q[a]) . (h_j W_K[a])     or     scale * h_i W_QK[a] h_j^T,
+
+and the head's output at ``i`` is ``sum_j A_aij h_j W_V[a]``. Papers that write tokens as
+columns (Chen & Zou's ``H in R^{d' x n}``) load the transposes of their matrices.
+
+One-hot inputs are laid out by concatenation, as in Chen & Zou eq. (3): rows
+``[0, V)`` hold the token one-hot, the next ``max_len`` rows the position one-hot, and the
+rest is zero padding. Learned, sinusoidal and linear inputs are added over all rows.
+
+Every weight has a stable name (see :meth:`AttentionModel.weight_names`); per-head
+weights are stacked along their first axis. :meth:`AttentionModel.set_weights` loads a
+closed-form construction into the very module that training uses.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Mapping
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+ATTENTION = ("softmax", "relu", "uniform")
+COMBINE = ("mean", "project")
+QK = ("factored", "bilinear")
+INPUTS = ("tokens", "vectors")
+EMBEDDINGS = {"tokens": ("onehot", "learned"), "vectors": ("linear", "identity")}
+POSITIONS = ("none", "onehot", "learned", "sinusoidal")
+READOUT = ("last", "first", "all")
+NORM = ("none", "pre")
+ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
+def _fail(message: str):
+    raise ValueError(f"ModelConfig: {message}")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Everything that fixes a model's shapes and computation (not its weights)."""
+
+    d_model: int
+    n_out: int
+    n_layers: int = 1
+    n_heads: int | tuple[int, ...] = 1  # one number for every layer, or one per layer
+    d_head: int | None = None  # query/key size; default d_model/heads (project) or d_model (mean)
+    d_value: int | None = None  # value size; must equal d_model when combine="mean"
+    attention: str = "softmax"
+    qk: str = "factored"
+    attn_scale: float | None = None  # None: 1/sqrt(d_head) for softmax, 1 otherwise
+    combine: str = "project"
+    residual: bool = True
+    d_mlp: int = 0  # 0: attention-only
+    mlp_activation: str = "gelu"
+    norm: str = "none"
+    input: str = "tokens"
+    vocab_size: int | None = None
+    input_dim: int | None = None
+    embedding: str = "learned"
+    positions: str = "none"
+    max_len: int = 64
+    causal: bool = False
+    masked_keys: tuple[int, ...] = ()  # key positions that no query attends to
+    readout: str = "last"
+    readout_bias: bool = False
+    init_std: float | None = None  # None: N(0, 1/fan_in) for every matrix
+
+    def __post_init__(self):
+        for name in ("d_model", "n_out", "n_layers", "max_len"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                _fail(f"{name} must be a positive integer, got {value!r}")
+        choices = {"attention": ATTENTION, "combine": COMBINE, "qk": QK, "input": INPUTS, "positions": POSITIONS,
+                   "readout": READOUT, "norm": NORM, "mlp_activation": tuple(ACTIVATIONS)}
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                _fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+        if self.embedding not in EMBEDDINGS[self.input]:
+            _fail(f"embedding for {self.input} inputs must be one of {', '.join(EMBEDDINGS[self.input])}; "
+                  f"got {self.embedding!r}")
+        heads = self.heads
+        if len(heads) != self.n_layers or any(not isinstance(h, int) or h < 1 for h in heads):
+            _fail(f"n_heads must be a positive integer or {self.n_layers} of them, got {self.n_heads!r}")
+        if self.input == "tokens" and not (isinstance(self.vocab_size, int) and self.vocab_size >= 1):
+            _fail("token inputs need vocab_size >= 1")
+        if self.input == "vectors" and not (isinstance(self.input_dim, int) and self.input_dim >= 1):
+            _fail("vector inputs need input_dim >= 1")
+        if self.embedding == "identity" and self.input_dim > self.d_model:
+            _fail(f"identity embedding needs input_dim <= d_model ({self.input_dim} > {self.d_model})")
+        if self.onehot_width > self.d_model:
+            _fail(f"one-hot blocks need d_model >= {self.onehot_width} (tokens + positions), got {self.d_model}")
+        if self.combine == "mean" and self.value_size != self.d_model:
+            _fail("combine='mean' averages head outputs in the residual stream, so d_value must equal d_model")
+        if self.d_mlp < 0:
+            _fail(f"d_mlp must be >= 0, got {self.d_mlp}")
+        if any(not isinstance(p, int) or not 0 <= p < self.max_len for p in self.masked_keys):
+            _fail(f"masked_keys must be positions in [0, {self.max_len}), got {self.masked_keys!r}")
+
+    # -- derived sizes
+    @property
+    def heads(self) -> tuple[int, ...]:
+        if isinstance(self.n_heads, int):
+            return (self.n_heads,) * self.n_layers
+        return tuple(self.n_heads)
+
+    def head_size(self, layer: int) -> int:
+        if self.d_head is not None:
+            return self.d_head
+        return self.d_model if self.combine == "mean" else max(1, self.d_model // self.heads[layer])
+
+    @property
+    def value_size(self) -> int:
+        if self.d_value is not None:
+            return self.d_value
+        return self.d_model if self.combine == "mean" else max(1, self.d_model // max(self.heads))
+
+    @property
+    def token_block(self) -> int:
+        return self.vocab_size if self.input == "tokens" and self.embedding == "onehot" else 0
+
+    @property
+    def onehot_width(self) -> int:
+        return self.token_block + (self.max_len if self.positions == "onehot" else 0)
+
+    def replace(self, **changes) -> "ModelConfig":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
+    """The sine/cosine positional table of Vaswani et al. (2017), shape (max_len, d_model)."""
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]
+    rate = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(position * rate)
+    table[:, 1::2] = torch.cos(position * rate)[:, : d_model // 2]
+    return table.float()
+
+
+class Attention(nn.Module):
+    """One multi-head attention layer; per-head weights are stacked on the first axis."""
+
+    def __init__(self, config: ModelConfig, layer: int):
+        super().__init__()
+        self.config, self.layer = config, layer
+        h, d, dk, dv = config.heads[layer], config.d_model, config.head_size(layer), config.value_size
+        self.n_heads = h
+        if config.qk == "factored":
+            self.W_Q = nn.Parameter(torch.empty(h, d, dk))
+            self.W_K = nn.Parameter(torch.empty(h, d, dk))
+        else:
+            self.W_QK = nn.Parameter(torch.empty(h, d, d))
+        self.W_V = nn.Parameter(torch.empty(h, d, dv))
+        if config.combine == "project":
+            self.W_O = nn.Parameter(torch.empty(h, dv, d))
+        if config.attn_scale is not None:
+            self.scale = float(config.attn_scale)
+        else:
+            self.scale = 1.0 / math.sqrt(config.head_size(layer)) if config.attention == "softmax" else 1.0
+
+    def scores(self, h: torch.Tensor) -> torch.Tensor:
+        """Scaled scores ``(B, heads, n_query, n_key)``."""
+        if self.config.qk == "factored":
+            q = torch.einsum("bnd,hde->bhne", h, self.W_Q)
+            k = torch.einsum("bnd,hde->bhne", h, self.W_K)
+            s = q @ k.transpose(-1, -2)
+        else:
+            s = torch.einsum("bid,hde,bje->bhij", h, self.W_QK, h)
+        return self.scale * s
+
+    def pattern(self, h: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+        """Attention weights ``A[b, head, i, j]``; zero wherever ``allowed[i, j]`` is False."""
+        kind = self.config.attention
+        if kind == "uniform":
+            weights = allowed.to(h.dtype)
+            count = weights.sum(-1, keepdim=True).clamp_min(1.0)
+            return (weights / count).expand(h.shape[0], self.n_heads, -1, -1)
+        s = self.scores(h)
+        if kind == "relu":
+            return F.relu(s) * allowed
+        # softmax; a query with no allowed key gets all-zero weights instead of NaN
+        s = s.masked_fill(~allowed, torch.finfo(s.dtype).min)
+        return torch.softmax(s, dim=-1) * allowed
+
+    def forward(self, h: torch.Tensor, allowed: torch.Tensor, cache: dict | None = None) -> torch.Tensor:
+        a = self.pattern(h, allowed)
+        v = torch.einsum("bnd,hde->bhne", h, self.W_V)
+        z = a @ v  # (B, heads, n, d_value)
+        if cache is not None:
+            cache[f"layers.{self.layer}.attn.pattern"] = a.detach()
+            cache[f"layers.{self.layer}.attn.z"] = z.detach()
+        if self.config.combine == "mean":
+            return z.mean(dim=1)
+        return torch.einsum("bhne,hed->bnd", z, self.W_O)
+
+
+class MLP(nn.Module):
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.W_in = nn.Parameter(torch.empty(config.d_model, config.d_mlp))
+        self.b_in = nn.Parameter(torch.zeros(config.d_mlp))
+        self.W_out = nn.Parameter(torch.empty(config.d_mlp, config.d_model))
+        self.b_out = nn.Parameter(torch.zeros(config.d_model))
+        self.activation = ACTIVATIONS[config.mlp_activation]
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.activation(h @ self.W_in + self.b_in) @ self.W_out + self.b_out
+
+
+class Block(nn.Module):
+    def __init__(self, config: ModelConfig, layer: int):
+        super().__init__()
+        self.config = config
+        self.attn = Attention(config, layer)
+        self.mlp = MLP(config) if config.d_mlp else None
+        if config.norm == "pre":
+            self.ln_attn = nn.LayerNorm(config.d_model)
+            self.ln_mlp = nn.LayerNorm(config.d_model) if config.d_mlp else None
+
+    def forward(self, h, allowed, cache=None):
+        pre = self.ln_attn if self.config.norm == "pre" else (lambda t: t)
+        out = self.attn(pre(h), allowed, cache)
+        h = h + out if self.config.residual else out
+        if self.mlp is not None:
+            pre = self.ln_mlp if self.config.norm == "pre" else (lambda t: t)
+            out = self.mlp(pre(h))
+            h = h + out if self.config.residual else out
+        return h
+
+
+class AttentionModel(nn.Module):
+    """The configurable stack. ``model(x)`` returns logits; ``model(x, cache={})`` also
+    fills the dict with every layer's residual stream and attention pattern."""
+
+    def __init__(self, config: ModelConfig, seed: int | None = 0):
+        super().__init__()
+        self.config = c = config
+        if c.input == "tokens" and c.embedding == "learned":
+            self.W_E = nn.Parameter(torch.empty(c.vocab_size, c.d_model))
+        if c.input == "vectors" and c.embedding == "linear":
+            self.W_in = nn.Parameter(torch.empty(c.input_dim, c.d_model))
+            self.b_in = nn.Parameter(torch.zeros(c.d_model))
+        if c.positions == "learned":
+            self.W_pos = nn.Parameter(torch.empty(c.max_len, c.d_model))
+        elif c.positions == "sinusoidal":
+            self.register_buffer("W_pos", sinusoidal_table(c.max_len, c.d_model))
+        self.layers = nn.ModuleList(Block(c, layer) for layer in range(c.n_layers))
+        if c.norm == "pre":
+            self.ln_final = nn.LayerNorm(c.d_model)
+        self.W_U = nn.Parameter(torch.empty(c.d_model, c.n_out))
+        if c.readout_bias:
+            self.b_U = nn.Parameter(torch.zeros(c.n_out))
+        self.reset_parameters(seed)
+
+    # ------------------------------------------------------------------ weights
+    def reset_parameters(self, seed: int | None = 0) -> None:
+        """Draw every matrix from N(0, std^2), std = init_std or 1/sqrt(fan_in); biases 0.
+
+        Uses its own generator, so building a model never touches the global RNG, and the
+        same seed always gives the same weights (on any device).
+        """
+        generator = torch.Generator().manual_seed(0 if seed is None else seed)
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if name.startswith("b_") or ".b_" in name:
+                    p.zero_()
+                elif "ln_" in name:
+                    p.fill_(1.0 if name.endswith("weight") else 0.0)
+                else:
+                    fan_in = p.shape[-2]
+                    std = self.config.init_std if self.config.init_std is not None else fan_in**-0.5
+                    p.copy_(torch.randn(p.shape, generator=generator, dtype=torch.float64).to(p.dtype) * std)
+
+    def weight_names(self) -> list[str]:
+        return [name for name, _ in self.named_parameters()]
+
+    def get_weight(self, name: str, head: int | None = None) -> torch.Tensor:
+        """A copy of weight ``name`` (e.g. ``"layers.0.attn.W_QK"``), or of one head's slice."""
+        tensor = self._lookup(name)
+        return (tensor if head is None else tensor[self._head_index(name, tensor, head)]).detach().clone()
+
+    def set_weights(self, weights: Mapping[str, torch.Tensor], head: int | None = None) -> "AttentionModel":
+        """Load weights by name, in place, checking shapes. With ``head``, set that head's slice.
+
+        Values may be tensors or arrays of any float dtype; they are cast to the model's.
+        """
+        with torch.no_grad():
+            for name, value in weights.items():
+                tensor = self._lookup(name)
+                target = tensor if head is None else tensor[self._head_index(name, tensor, head)]
+                value = torch.as_tensor(value)
+                if tuple(value.shape) != tuple(target.shape):
+                    raise ValueError(f"set_weights: {name}{'' if head is None else f'[{head}]'} has shape "
+                                     f"{tuple(target.shape)}, got {tuple(value.shape)}")
+                target.copy_(value.to(dtype=target.dtype, device=target.device))
+        return self
+
+    def _lookup(self, name: str) -> torch.Tensor:
+        tensors = dict(self.named_parameters())
+        tensors.update(dict(self.named_buffers()))
+        if name not in tensors:
+            raise KeyError(f"no weight named {name!r}; known: {', '.join(sorted(tensors))}")
+        return tensors[name]
+
+    @staticmethod
+    def _head_index(name: str, tensor: torch.Tensor, head: int) -> int:
+        if ".attn." not in name:
+            raise ValueError(f"{name} is not a per-head weight")
+        if not 0 <= head < tensor.shape[0]:
+            raise ValueError(f"{name} has {tensor.shape[0]} heads; head {head} does not exist")
+        return head
+
+    # ------------------------------------------------------------------ forward
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        """The residual stream before the first layer, ``(B, n, d_model)``."""
+        c = self.config
+        n = x.shape[1]
+        if n > c.max_len:
+            raise ValueError(f"sequence length {n} exceeds max_len={c.max_len}")
+        dtype = self.W_U.dtype
+        if c.input == "tokens":
+            if c.embedding == "learned":
+                h = self.W_E[x]
+            else:
+                h = torch.eye(c.d_model, dtype=dtype, device=x.device)[x]  # token one-hot in rows [0, V)
+        else:
+            x = x.to(dtype)
+            h = x @ self.W_in + self.b_in if c.embedding == "linear" else F.pad(x, (0, c.d_model - c.input_dim))
+        if c.positions == "onehot":
+            eye = torch.zeros(n, c.d_model, dtype=dtype, device=h.device)
+            eye[torch.arange(n), c.token_block + torch.arange(n)] = 1.0
+            h = h + eye
+        elif c.positions in ("learned", "sinusoidal"):
+            h = h + self.W_pos[:n].to(dtype)
+        return h
+
+    def allowed(self, n: int, device) -> torch.Tensor:
+        """Boolean ``(n, n)`` mask: may query ``i`` attend to key ``j``?"""
+        mask = torch.ones(n, n, dtype=torch.bool, device=device)
+        if self.config.causal:
+            mask = torch.tril(mask)
+        for p in self.config.masked_keys:
+            if p < n:
+                mask[:, p] = False
+        return mask
+
+    def forward(self, x: torch.Tensor, cache: dict | None = None) -> torch.Tensor:
+        h = self.embed(x)
+        allowed = self.allowed(h.shape[1], h.device)
+        if cache is not None:
+            cache["embed"] = h.detach()
+        for i, block in enumerate(self.layers):
+            h = block(h, allowed, cache)
+            if cache is not None:
+                cache[f"layers.{i}.resid_post"] = h.detach()
+        if self.config.norm == "pre":
+            h = self.ln_final(h)
+        if self.config.readout == "last":
+            h = h[:, -1]
+        elif self.config.readout == "first":
+            h = h[:, 0]
+        logits = h @ self.W_U
+        return logits + self.b_U if self.config.readout_bias else logits
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+
+def build_model(config: ModelConfig, seed: int = 0, device=None, dtype: torch.dtype | None = None) -> AttentionModel:
+    """Build and initialise a model deterministically from ``seed``; optionally move/cast it."""
+    model = AttentionModel(config, seed=seed)
+    if dtype is not None:
+        model = model.to(dtype)
+    if device is not None:
+        model = model.to(device)
+    return model

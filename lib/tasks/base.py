@@ -1,0 +1,185 @@
+"""The common shape of a task.
+
+A task is a generator of labelled sequences that is deterministic given a seed. It knows
+its vocabulary, its sequence length and its number of classes, returns token ids and
+targets as tensors (a :class:`Batch`), and makes train/test splits. Every subclass
+validates its arguments with :func:`check_int` / :func:`check_choice`, so a bad
+argument fails at construction with a message that says what is allowed.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Sequence
+
+import torch
+
+IGNORE = -100  # target value that losses and accuracies skip (cross_entropy's ignore_index)
+
+
+# ----------------------------------------------------------------------------- validation
+def check_int(owner: str, name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` if it is an integer in [minimum, maximum], else raise ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{owner}: {name} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{owner}: {name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{owner}: {name} must be <= {maximum}, got {value}")
+    return value
+
+
+def check_choice(owner: str, name: str, value, choices: Iterable) -> object:
+    choices = tuple(choices)
+    if value not in choices:
+        raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------- containers
+class Vocab:
+    """An ordered list of token strings; token id = position in the list."""
+
+    def __init__(self, tokens: Sequence[str]):
+        tokens = list(tokens)
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("Vocab: tokens must be distinct")
+        self.tokens = tokens
+        self._index = {t: i for i, t in enumerate(tokens)}
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __getitem__(self, token: str) -> int:
+        try:
+            return self._index[token]
+        except KeyError:
+            raise KeyError(f"{token!r} is not in the vocabulary") from None
+
+    def encode(self, tokens: Sequence[str]) -> torch.Tensor:
+        return torch.tensor([self[t] for t in tokens], dtype=torch.long)
+
+    def decode(self, ids) -> list[str]:
+        return [self.tokens[int(i)] for i in ids]
+
+    def __repr__(self) -> str:
+        shown = " ".join(self.tokens[:12]) + (" ..." if len(self) > 12 else "")
+        return f"Vocab({len(self)}: {shown})"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Inputs and targets of a set of examples.
+
+    ``x``: token ids ``(B, n)`` (long) or input vectors ``(B, n, d)`` (float).
+    ``y``: one class per sequence ``(B,)``, one target per token ``(B, n)`` with
+    :data:`IGNORE` where there is none, or real-valued targets (regression).
+    """
+
+    x: torch.Tensor
+    y: torch.Tensor
+
+    def __post_init__(self):
+        if self.x.shape[0] != self.y.shape[0]:
+            raise ValueError(f"Batch: x has {self.x.shape[0]} examples but y has {self.y.shape[0]}")
+
+    def __len__(self) -> int:
+        return self.x.shape[0]
+
+    def __getitem__(self, index) -> "Batch":
+        if isinstance(index, int):
+            index = slice(index, index + 1)
+        return Batch(self.x[index], self.y[index])
+
+    def to(self, device) -> "Batch":
+        return Batch(self.x.to(device), self.y.to(device))
+
+    @staticmethod
+    def cat(batches: Sequence["Batch"]) -> "Batch":
+        return Batch(torch.cat([b.x for b in batches]), torch.cat([b.y for b in batches]))
+
+    @staticmethod
+    def stack(batches: Sequence["Batch"]) -> "Batch":
+        """Stack equally-sized batches along a new leading (ensemble member) axis."""
+        return Batch(torch.stack([b.x for b in batches]), torch.stack([b.y for b in batches]))
+
+
+def make_generator(seed: int) -> torch.Generator:
+    check_int("make_generator", "seed", seed, minimum=0)
+    return torch.Generator().manual_seed(seed)
+
+
+# ----------------------------------------------------------------------------- the task
+class Task(ABC):
+    """Base class of every task in the book.
+
+    Subclasses set ``vocab``, ``seq_len`` and ``n_classes`` in ``__init__`` (after checking
+    their arguments) and implement :meth:`_sample`. They may override :meth:`enumerate`
+    (every sequence of a small instance) and :meth:`split` (where a split must test
+    something specific, such as unseen symbols).
+    """
+
+    name: ClassVar[str] = "task"
+    target: ClassVar[str] = "class"  # "class" | "tokens" | "regression"
+    vocab: Vocab
+    seq_len: int
+    n_classes: int
+
+    # -- generation
+    @abstractmethod
+    def _sample(self, n: int, generator: torch.Generator) -> Batch:
+        """Draw ``n`` examples using only ``generator`` for randomness (CPU tensors)."""
+
+    def sample(self, n: int, seed: int | None = None, *, generator: torch.Generator | None = None) -> Batch:
+        """Draw ``n`` examples, deterministically given ``seed`` (or a torch.Generator)."""
+        check_int(type(self).__name__, "n", n, minimum=1)
+        if (seed is None) == (generator is None):
+            raise ValueError(f"{type(self).__name__}.sample: give exactly one of seed= or generator=")
+        return self._sample(n, generator if generator is not None else make_generator(seed))
+
+    def enumerate(self) -> Batch:
+        """Every example of the task (small instances only)."""
+        raise NotImplementedError(f"{type(self).__name__} does not enumerate its examples")
+
+    def split(self, n_train: int, n_test: int, seed: int = 0) -> tuple[Batch, Batch]:
+        """Disjoint train and test sets of distinct examples (no test input occurs in train)."""
+        owner = f"{type(self).__name__}.split"
+        check_int(owner, "n_train", n_train, minimum=1)
+        check_int(owner, "n_test", n_test, minimum=1)
+        pool = self._distinct(n_train + n_test, seed)
+        order = torch.randperm(len(pool), generator=make_generator(seed + 1))
+        pool = pool[order]
+        return pool[:n_train], pool[n_train:]
+
+    def _distinct(self, n: int, seed: int, max_rounds: int = 50) -> Batch:
+        """``n`` examples with pairwise distinct inputs, drawn deterministically from ``seed``."""
+        generator = make_generator(seed)
+        seen: set[bytes] = set()
+        xs, ys = [], []
+        for _ in range(max_rounds):
+            batch = self._sample(max(2 * (n - len(xs)), 64), generator)
+            for x, y in zip(batch.x, batch.y):
+                key = x.numpy().tobytes()
+                if key not in seen:
+                    seen.add(key)
+                    xs.append(x)
+                    ys.append(y)
+                    if len(xs) == n:
+                        return Batch(torch.stack(xs), torch.stack(ys))
+        raise ValueError(f"{type(self).__name__}: could not find {n} distinct examples (found {len(xs)}); "
+                         "ask for fewer or use a larger instance")
+
+    # -- display
+    def render(self, batch: Batch, limit: int = 8) -> list[str]:
+        """Human-readable lines ``tokens -> target`` for the first ``limit`` examples."""
+        lines = []
+        for i in range(min(limit, len(batch))):
+            tokens = " ".join(self.vocab.decode(batch.x[i]))
+            lines.append(f"{tokens}  ->  {self.describe_target(batch.y[i])}")
+        return lines
+
+    def describe_target(self, y: torch.Tensor) -> str:
+        return str(y.tolist())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seq_len={self.seq_len}, vocab={len(self.vocab)}, classes={self.n_classes})"
