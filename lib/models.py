@@ -395,3 +395,20 @@ def build_model(config: ModelConfig, seed: int = 0, device=None, dtype: torch.dt
     if device is not None:
         model = model.to(device)
     return model
+
+
+@torch.no_grad()
+def predict(model: nn.Module, x: torch.Tensor, max_elements: int = 20_000_000) -> torch.Tensor:
+    """Logits for ``x`` computed in chunks that keep each residual stream under
+    ``max_elements`` numbers, so whole-task checks of wide constructions fit in memory."""
+    width = getattr(getattr(model, "config", None), "d_model", 1)
+    per_example = max(1, x.shape[1] * width * 4)  # the stream, scores and values
+    chunk = max(1, int(max_elements // per_example))
+    device = next(model.parameters()).device
+    return torch.cat([model(x[i:i + chunk].to(device)).cpu() for i in range(0, len(x), chunk)])
+
+
+def accuracy(model: nn.Module, batch, max_elements: int = 20_000_000) -> float:
+    """Fraction of examples whose arg-max logit equals the target (class targets)."""
+    logits = predict(model, batch.x, max_elements)
+    return (logits.argmax(-1) == batch.y).double().mean().item()

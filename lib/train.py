@@ -179,10 +179,10 @@ class StackedOptimizer:
 
 def clip_per_member(grads: dict[str, torch.Tensor], max_norm: float) -> None:
     """Scale each member's gradient to norm <= max_norm (as ``clip_grad_norm_`` does per model)."""
-    K = next(iter(grads.values())).shape[0]
-    total = torch.zeros(K, device=next(iter(grads.values())).device)
+    first = next(iter(grads.values()))
+    total = torch.zeros(first.shape[0], device=first.device, dtype=first.dtype)
     for g in grads.values():
-        total = total + g.reshape(K, -1).pow(2).sum(1).to(total.dtype)
+        total = total + g.reshape(first.shape[0], -1).pow(2).sum(1).to(total.dtype)
     coef = (max_norm / (total.sqrt() + 1e-6)).clamp(max=1.0)
     for g in grads.values():
         g.mul_(_member_view(coef, g).to(g.dtype))

@@ -1,0 +1,55 @@
+# The two commands that do everything on a fresh machine (Python 3.11+):
+#   make test   install into .venv, run the unit tests and every notebook at smoke scale
+#   make book   install into .venv, build the site into _build/html (default scale, warnings are errors)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# torch is installed first and on its own: a CPU-only machine gets the CPU build, and the
+# loose `torch>=2.1` in requirements.txt then installs nothing more.
+TORCH  ?= torch==2.13.0
+SCALE  ?= default
+
+.PHONY: install test unit notebooks book book-smoke sync check-results bench clean
+
+$(BIN)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "$(TORCH)" || $(BIN)/python -m pip install -q torch
+	$(BIN)/python -m pip install -q -r requirements.txt
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+install: $(BIN)/.installed
+
+test: install
+	$(BIN)/python -m pytest tests -q
+	ABC_SCALE=$${ABC_SCALE:-smoke} $(BIN)/python -m pytest --nbmake chapters -q
+
+unit: install
+	$(BIN)/python -m pytest tests -q
+
+notebooks: install
+	ABC_SCALE=$${ABC_SCALE:-smoke} $(BIN)/python -m pytest --nbmake chapters -q
+
+# The execution cache is keyed on the notebooks' code only; lib/ changes must invalidate it.
+_build/.lib-hash: $(shell find lib -name '*.py' 2>/dev/null)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && cat $^ | sha256sum > $@
+
+book: install _build/.lib-hash
+	ABC_SCALE=$(SCALE) $(BIN)/jupyter-book build . -W -n --keep-going
+
+book-smoke:
+	$(MAKE) book SCALE=smoke
+
+sync: install
+	$(BIN)/jupytext --sync chapters/*/*.py
+
+check-results: install
+	$(BIN)/python -m lib.results check
+
+bench: install
+	$(BIN)/python -m lib.bench ensemble
+
+clean:
+	rm -rf _build

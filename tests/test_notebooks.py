@@ -1,0 +1,60 @@
+"""The book's structure: paired notebooks in sync, one setup cell, the table of contents."""
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted(p for p in (ROOT / "chapters").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+                   and "_build" not in p.parts)
+
+
+def cells(path: Path) -> list[tuple[str, str]]:
+    import jupytext
+
+    return [(c.cell_type, c.source.strip()) for c in jupytext.read(path).cells]
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no notebooks under chapters/"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_paired_notebook_and_script_are_in_sync(notebook):
+    script = notebook.with_suffix(".py")
+    assert script.exists(), f"{notebook.name} has no py:percent twin (run `make sync`)"
+    assert cells(notebook) == cells(script), f"{notebook.name} and {script.name} differ: run `make sync`"
+
+
+def setup_cell(notebook: Path) -> str:
+    import json
+
+    cells = json.loads(notebook.read_text())["cells"]
+    return "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+
+
+def test_every_notebook_starts_with_the_same_setup_cell_and_repository():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = config["repository"]["url"]
+    cells = {nb.name: setup_cell(nb) for nb in NOTEBOOKS}
+    first = next(iter(cells.values()))
+    assert all(cell == first for cell in cells.values()), "setup cells differ between notebooks"
+    assert f'REPO = "{url}"' in first, "the setup cell must install from _config.yml's repository url"
+    assert "lib.setup_notebook" in first and "torch" not in re.sub(r"#.*", "", first)
+
+
+def toc_files(entries):
+    for entry in entries:
+        if "file" in entry:
+            yield entry["file"]
+        yield from toc_files(entry.get("chapters", []) + entry.get("sections", []))
+
+
+def test_table_of_contents_lists_existing_files_and_every_notebook():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]] + list(toc_files([c for part in toc["parts"] for c in part["chapters"]]))
+    for f in files:
+        assert any((ROOT / f).with_suffix(s).exists() for s in (".md", ".ipynb")), f
+    listed = {(ROOT / f).with_suffix(".ipynb") for f in files}
+    assert set(NOTEBOOKS) <= listed, "a notebook is not in _toc.yml"

@@ -1,0 +1,86 @@
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lib.models import ModelConfig, build_model
+from lib.tasks import IndexLookup
+from lib.tasks.base import make_generator
+from lib.train import TrainConfig, data_seed, train
+
+TASK = IndexLookup(n_symbols=5, length=6)
+MODEL = ModelConfig(d_model=12, n_out=5, n_layers=2, n_heads=2, d_mlp=8, vocab_size=len(TASK.vocab),
+                    positions="learned", max_len=TASK.seq_len)
+
+
+def plain_loop(seed, steps, lr, optimizer, momentum=0.0, weight_decay=0.0, clip=None):
+    """Training one model the ordinary way: a module, torch.optim, clip_grad_norm_."""
+    model = build_model(MODEL, seed=seed).double()
+    if optimizer == "sgd":
+        opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum, weight_decay=weight_decay)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    generator = make_generator(data_seed(seed))
+    losses = []
+    for _ in range(steps):
+        batch = TASK.sample(16, generator=generator)
+        loss = F.cross_entropy(model(batch.x), batch.y)
+        opt.zero_grad()
+        loss.backward()
+        if clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        losses.append(loss.item())
+    return model, np.array(losses)
+
+
+@pytest.mark.parametrize("optimizer, extra", [("adamw", dict(weight_decay=0.05, grad_clip=0.5)),
+                                              ("sgd", dict(momentum=0.9, weight_decay=0.01))])
+def test_ensemble_member_equals_training_it_alone(optimizer, extra):
+    seeds, lrs, steps = [3, 7, 11], (0.02, 0.01, 0.005), 25
+    config = TrainConfig(steps=steps, lr=lrs, optimizer=optimizer, batch_size=16, eval_every=5, **extra)
+    ensemble = train(MODEL, seeds, config, TASK, evals={"test": TASK}, dtype=torch.float64, progress=False)
+    for k, (seed, lr) in enumerate(zip(seeds, lrs)):
+        alone = train(MODEL, [seed], TrainConfig(**{**config.to_dict(), "lr": lr}), TASK, evals={"test": TASK},
+                      dtype=torch.float64, progress=False)
+        reference, losses = plain_loop(seed, steps, lr, optimizer, extra.get("momentum", 0.0),
+                                       extra["weight_decay"], extra.get("grad_clip"))
+        np.testing.assert_allclose(ensemble.train_loss[k], alone.train_loss[0], rtol=1e-9)
+        np.testing.assert_allclose(ensemble.train_loss[k], losses, rtol=1e-9)
+        np.testing.assert_allclose(ensemble.metrics["test"]["acc"][k], alone.metrics["test"]["acc"][0])
+        for (name, p), q in zip(reference.named_parameters(), ensemble.model(k).parameters()):
+            assert torch.allclose(p, q, rtol=1e-7, atol=1e-9), name
+    # the members really differ (different seeds and learning rates)
+    assert not np.allclose(ensemble.train_loss[0], ensemble.train_loss[1])
+
+
+def test_members_stop_on_their_own_and_stay_frozen():
+    data = TASK.sample(64, seed=0)
+    config = TrainConfig(steps=400, lr=(0.05, 1e-5), batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
+    run = train(MODEL, [0, 1], config, data, evals={"train": data}, progress=False)
+    assert run.stopped_at[0] > 0 and run.final("train")[0] == 1.0  # the fast member memorised and stopped
+    assert run.stopped_at[1] == -1  # the slow one never did, and trained to the end
+    assert run.eval_steps[-1] == 400
+    stop = run.eval_steps.index(run.stopped_at[0])
+    assert np.all(run.metrics["train"]["loss"][0, stop:] == run.metrics["train"]["loss"][0, stop])
+
+
+def test_training_learns_index_lookup_at_smoke_scale():
+    task = IndexLookup(n_symbols=8, length=8)
+    model = ModelConfig(d_model=16, n_out=8, d_head=16, d_value=16, vocab_size=len(task.vocab), positions="learned",
+                        max_len=task.seq_len)
+    run = train(model, [0, 1], TrainConfig(steps=200, lr=1e-2, batch_size=128, eval_every=100), task,
+                evals={"test": task}, progress=False)
+    assert run.metrics["test"]["acc"][:, 0].max() < 0.3  # chance is 1/8 at the start
+    assert run.final("test").min() > 0.9
+
+
+def test_bad_training_arguments_are_rejected():
+    with pytest.raises(ValueError, match="optimizer"):
+        TrainConfig(steps=1, optimizer="rmsprop")
+    with pytest.raises(ValueError, match="lr"):
+        TrainConfig(steps=1, lr=0.0)
+    with pytest.raises(ValueError, match="3 members"):
+        train(MODEL, [0, 1, 2], TrainConfig(steps=1, lr=(0.1, 0.2)), TASK, progress=False)
+    with pytest.raises(ValueError, match="stop_when"):
+        train(MODEL, [0], TrainConfig(steps=1, stop_when=("train", "acc", 1.0)), TASK, progress=False)
