@@ -179,34 +179,40 @@ class Attention(nn.Module):
         else:
             self.scale = 1.0 / math.sqrt(config.head_size(layer)) if config.attention == "softmax" else 1.0
 
-    def scores(self, h: torch.Tensor) -> torch.Tensor:
-        """Scaled scores ``(B, heads, n_query, n_key)``."""
+    def scores(self, h: torch.Tensor, queries: torch.Tensor | None = None) -> torch.Tensor:
+        """Scaled scores ``(B, heads, n_query, n_key)``; ``queries`` (default ``h``) are the
+        destination rows, ``h`` the source rows."""
+        queries = h if queries is None else queries
         if self.config.qk == "factored":
-            q = torch.einsum("bnd,hde->bhne", h, self.W_Q)
+            q = torch.einsum("bnd,hde->bhne", queries, self.W_Q)
             k = torch.einsum("bnd,hde->bhne", h, self.W_K)
             s = q @ k.transpose(-1, -2)
         else:
-            s = torch.einsum("bid,hde,bje->bhij", h, self.W_QK, h)
+            s = torch.einsum("bid,hde->bhie", queries, self.W_QK) @ h.transpose(-1, -2)[:, None]
         return self.scale * s
 
-    def pattern(self, h: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    def pattern(self, h: torch.Tensor, allowed: torch.Tensor, queries: torch.Tensor | None = None) -> torch.Tensor:
         """Attention weights ``A[b, head, i, j]``; zero wherever ``allowed[i, j]`` is False."""
         kind = self.config.attention
         if kind == "uniform":
             weights = allowed.to(h.dtype)
             count = weights.sum(-1, keepdim=True).clamp_min(1.0)
             return (weights / count).expand(h.shape[0], self.n_heads, -1, -1)
-        s = self.scores(h)
+        s = self.scores(h, queries)
         if kind == "relu":
             return F.relu(s) * allowed
         # softmax; a query with no allowed key gets all-zero weights instead of NaN
         s = s.masked_fill(~allowed, torch.finfo(s.dtype).min)
         return torch.softmax(s, dim=-1) * allowed
 
-    def forward(self, h: torch.Tensor, allowed: torch.Tensor, cache: dict | None = None) -> torch.Tensor:
-        a = self.pattern(h, allowed)
-        v = torch.einsum("bnd,hde->bhne", h, self.W_V)
-        z = a @ v  # (B, heads, n, d_value)
+    def forward(self, h: torch.Tensor, allowed: torch.Tensor, cache: dict | None = None,
+                rows: slice | None = None) -> torch.Tensor:
+        """The layer's output for every position, or only for ``rows`` (e.g. the read-out position
+        of the last layer: then scores and values are computed for those destinations alone)."""
+        queries = h if rows is None else h[:, rows]
+        a = self.pattern(h, allowed if rows is None else allowed[rows], None if rows is None else queries)
+        # (A h) W_V: cheaper than A (h W_V) when few destinations or wide values
+        z = torch.einsum("bhij,bjd,hde->bhie", a, h, self.W_V)  # (B, heads, n_query, d_value)
         if cache is not None:
             cache[f"layers.{self.layer}.attn.pattern"] = a.detach()
             cache[f"layers.{self.layer}.attn.z"] = z.detach()
@@ -238,9 +244,11 @@ class Block(nn.Module):
             self.ln_attn = nn.LayerNorm(config.d_model)
             self.ln_mlp = nn.LayerNorm(config.d_model) if config.d_mlp else None
 
-    def forward(self, h, allowed, cache=None):
+    def forward(self, h, allowed, cache=None, rows: slice | None = None):
         pre = self.ln_attn if self.config.norm == "pre" else (lambda t: t)
-        out = self.attn(pre(h), allowed, cache)
+        out = self.attn(pre(h), allowed, cache, rows)
+        if rows is not None:
+            h = h[:, rows]
         h = h + out if self.config.residual else out
         if self.mlp is not None:
             pre = self.ln_mlp if self.config.norm == "pre" else (lambda t: t)
@@ -370,8 +378,12 @@ class AttentionModel(nn.Module):
         allowed = self.allowed(h.shape[1], h.device)
         if cache is not None:
             cache["embed"] = h.detach()
+        # With a single read-out position and no probing, the last layer is computed for that
+        # position only (same numbers, n times less work there).
+        last = len(self.layers) - 1
+        rows = {"last": slice(-1, None), "first": slice(0, 1)}.get(self.config.readout) if cache is None else None
         for i, block in enumerate(self.layers):
-            h = block(h, allowed, cache)
+            h = block(h, allowed, cache, rows if i == last else None)
             if cache is not None:
                 cache[f"layers.{i}.resid_post"] = h.detach()
         if self.config.norm == "pre":
@@ -379,7 +391,7 @@ class AttentionModel(nn.Module):
         if self.config.readout == "last":
             h = h[:, -1]
         elif self.config.readout == "first":
-            h = h[:, 0]
+            h = h[:, 0]  # (after the last layer, h holds only the read-out row when rows is set)
         logits = h @ self.W_U
         return logits + self.b_U if self.config.readout_bias else logits
 

@@ -111,3 +111,13 @@ def test_chunked_prediction_equals_full():
     y = model(x).argmax(-1)
     assert accuracy(model, Batch(x, y), max_elements=500) == 1.0
     assert math.isclose(accuracy(model, Batch(x, (y + 1) % 3)), 0.0)
+
+
+@pytest.mark.parametrize("readout, causal", [("last", False), ("last", True), ("first", False)])
+def test_readout_row_shortcut_gives_the_full_computation(readout, causal):
+    # model(x) computes the last layer for the read-out row only; with cache={} it computes every row
+    config = ModelConfig(d_model=16, n_out=5, n_layers=2, n_heads=(2, 3), d_mlp=8, vocab_size=7, norm="pre",
+                         positions="learned", max_len=9, readout=readout, causal=causal)
+    model = build_model(config, seed=2).double()
+    x = torch.randint(7, (4, 9))
+    assert torch.allclose(model(x), model(x, cache={}), atol=1e-12)
