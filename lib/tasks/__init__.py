@@ -5,11 +5,17 @@ suite checks every registered task for determinism and argument validation, so a
 task is registered here when it lands.
 """
 from .base import IGNORE, Batch, Task, Vocab, check_choice, check_int, make_generator
+from .depth import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
 from .index_lookup import IndexLookup
 
 REGISTRY: dict[str, tuple[type[Task], dict]] = {
     IndexLookup.name: (IndexLookup, {"n_symbols": 4, "length": 3}),
+    SequenceClassification.name: (SequenceClassification, {"n_words": 3, "length": 3, "n_examples": 20}),
+    InContextQA.name: (InContextQA, {"n_questions": 4, "n_answers": 4, "k": 2}),
+    TemplateMatching.name: (TemplateMatching, {"n_words": 5, "length": 3}),
+    InContextTemplateMatching.name: (InContextTemplateMatching, {"n_words": 3, "n_answers": 3, "length": 2, "k": 2}),
 }
 
 __all__ = ["IGNORE", "Batch", "Task", "Vocab", "check_choice", "check_int", "make_generator", "IndexLookup",
+           "SequenceClassification", "InContextQA", "TemplateMatching", "InContextTemplateMatching",
            "REGISTRY"]

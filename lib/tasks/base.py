@@ -121,6 +121,7 @@ class Task(ABC):
 
     name: ClassVar[str] = "task"
     target: ClassVar[str] = "class"  # "class" | "tokens" | "regression"
+    disjoint_splits: ClassVar[bool] = True  # False for memorization tasks: train = test
     vocab: Vocab
     seq_len: int
     n_classes: int
