@@ -24,7 +24,6 @@
 # model, then every positive theorem as a model with explicit weights, checked on the whole
 # task. The next chapter shows why one layer is not enough; the last one trains the models.
 
-# %%
 # %% tags=["setup"]
 # Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
 import os, subprocess, sys

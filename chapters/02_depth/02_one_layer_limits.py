@@ -24,7 +24,6 @@
 # numerically, exhibits the inputs a one-layer model must get wrong, and trains one-layer models
 # of growing width and head count next to two-layer ones.
 
-# %%
 # %% tags=["setup"]
 # Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
 import os, subprocess, sys
