@@ -12,6 +12,8 @@
 #   kernelspec:
 #     display_name: Python 3 (ipykernel)
 #     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # (depth-limits)=
