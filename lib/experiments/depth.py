@@ -32,27 +32,34 @@ class Recipe:
     eval_size: int
 
 
-def make_task(name: str, size: str):
-    """The task of Figure 2's column ``name`` at ``size`` ("paper" = Sec. 9.1's sizes)."""
+def make_task(name: str, size: str, **overrides):
+    """The task of Figure 2's column ``name`` at ``size`` ("paper" = Sec. 9.1's sizes, else our
+    reduced sizes); ``overrides`` replace constructor arguments (e.g. ``k=3, length=3``)."""
     small = size != "paper"
     if name == "memorization":
-        return SequenceClassification(n_words=50 if small else 500, length=6, n_examples=1000 if small else 2000)
+        args = dict(n_words=50 if small else 500, length=6, n_examples=1000 if small else 2000)
+        return SequenceClassification(**{**args, **overrides})
     if name == "reasoning":
-        return InContextQA(n_questions=20 if small else 100, n_answers=20 if small else 100, k=3)
+        args = dict(n_questions=20 if small else 100, n_answers=20 if small else 100, k=3)
+        return InContextQA(**{**args, **overrides})
     if name == "generalization":
-        return TemplateMatching(n_words=30 if small else 210, length=4 if small else 3)
+        args = dict(n_words=30 if small else 210, length=4 if small else 3)
+        return TemplateMatching(**{**args, **overrides})
     if name == "contextual":
-        return InContextTemplateMatching(n_words=6 if small else 100, n_answers=6 if small else 100,
-                                         length=2 if small else 5, k=2 if small else 4)
+        args = dict(n_words=6 if small else 100, n_answers=6 if small else 100, length=2 if small else 5,
+                    k=2 if small else 4)
+        return InContextTemplateMatching(**{**args, **overrides})
     raise ValueError(f"unknown task {name!r}; choose one of {', '.join(TASKS)}")
 
 
-def recipe(name: str, scale: str | None = None) -> Recipe:
+def recipe(name: str, scale: str | None = None, steps_factor: float = 1.0, **overrides) -> Recipe:
     """Our training choices (the paper gives none), per task and scale."""
     scale = _scale.validate(scale) if scale is not None else _scale.current()
-    steps = {"smoke": 0.3, "default": 1.0, "paper": 3.0}[scale]
+    steps = {"smoke": 0.5, "default": 1.0, "paper": 3.0}[scale] * steps_factor
     size = "paper" if scale == "paper" else "small"
-    task = make_task(name, size)
+    if name == "memorization" and scale == "smoke":
+        overrides = {"n_examples": 200, **overrides}
+    task = make_task(name, size, **overrides)
     if name == "memorization":
         config = TrainConfig(steps=int(300 * steps), lr=1e-3, optimizer="adam", batch_size=None, eval_every=10)
         return Recipe(task, config, 0.02, 0)
@@ -111,10 +118,12 @@ def model_factory(task, n_layers: int, n_heads, init: str = "paper", std: float 
 
 
 def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], init: str = "paper",
-                 scale: str | None = None, device=None, progress: bool = True) -> dict:
-    """Figure 2, one column: train ``len(seeds)`` models per depth (heads per layer given as a
-    tuple, e.g. ``(2, 2, 2)``) and return their accuracy and loss curves."""
-    r = recipe(name, scale)
+                 scale: str | None = None, device=None, progress: bool = True, steps_factor: float = 1.0,
+                 **overrides) -> dict:
+    """Figures 2 and 4-7: train ``len(seeds)`` models (one ensemble) per architecture, given
+    as heads per layer (``(2, 2, 2)``: three layers of two heads), and return their accuracy
+    and loss curves on the training set (memorization) or a fixed test sample."""
+    r = recipe(name, scale, steps_factor, **overrides)
     task = r.task
     evals = {"train": task.enumerate()} if name == "memorization" else {"test": task.sample(r.eval_size, seed=10_007)}
     data = task.enumerate() if name == "memorization" else task
@@ -138,3 +147,49 @@ def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = Non
     run = train(factory, seeds, r.train, r.task, {"test": test}, device=device, progress=False)
     return {"acc": run.final("test").tolist(), "mean_acc": float(run.final("test").mean()),
             "d_model": factory(0).config.d_model, "wall_s": run.wall_s}
+
+
+def curves_point(point: dict, seeds: list[int], scale: str | None = None, device=None) -> dict:
+    """One grid point of a curves sweep: ``{"task", "init", "archs": [[h1, h2, ...], ...]}`` plus
+    optional ``"steps_factor"`` and task overrides under ``"task_args"``."""
+    return train_depths(point["task"], [tuple(a) for a in point["archs"]], seeds, point["init"], scale, device,
+                        progress=False, steps_factor=point.get("steps_factor", 1.0), **point.get("task_args", {}))
+
+
+@torch.no_grad()
+def copy_match_scores(model, task: InContextQA, batch) -> dict:
+    """Figure 3, quantitatively: how much a two-layer model on in-context QA attends like
+    Theorem 3's construction.
+
+    ``copy``: the share of layer-1 attention (all heads, every column, self excluded) that
+    stays inside the column's own question-sign-answer block (construction: 1).
+    ``match``: the share of the last column's layer-2 attention over context positions that
+    falls on the block holding the query question (construction: 1; uniform: 1/k).
+    """
+    cache: dict = {}
+    model(batch.x, cache=cache)
+    n, k = task.seq_len, task.k
+    block = torch.tensor([min(i // 3, k) for i in range(n)])
+    same = (block[:, None] == block[None, :]) & ~torch.eye(n, dtype=torch.bool)
+    a1 = cache["layers.0.attn.pattern"].abs().sum(1)  # (B, n, n), summed over heads
+    off_diagonal = a1 * ~torch.eye(n, dtype=torch.bool)
+    copy = float((off_diagonal * same).sum() / off_diagonal.sum().clamp_min(1e-12))
+    a2 = cache["layers.1.attn.pattern"].abs().sum(1)[:, -1, : 3 * k]  # last column -> context
+    questions = batch.x[:, : 3 * k].reshape(-1, k, 3)[:, :, 0]
+    c = (questions == batch.x[:, -2:-1]).float().argmax(1)
+    in_block = (block[: 3 * k][None, :] == c[:, None])
+    match = float((a2 * in_block).sum() / a2.sum().clamp_min(1e-12))
+    return {"copy": copy, "match": match, "chance_match": 1.0 / k}
+
+
+@torch.no_grad()
+def parse_scores(model, batch) -> dict:
+    """Figure 3 for template matching: mean layer-1 attention between equal tokens vs between
+    different tokens (positions before the sign, self excluded). Theorem 5's parse: 1 vs 0."""
+    cache: dict = {}
+    model(batch.x, cache=cache)
+    a = cache["layers.0.attn.pattern"].abs().sum(1)[:, :-1, :-1]
+    x = batch.x[:, :-1]
+    equal = x[:, :, None] == x[:, None, :]
+    off = ~torch.eye(x.shape[1], dtype=torch.bool)
+    return {"equal": float(a[equal & off].mean()), "different": float(a[~equal & off].mean())}
