@@ -27,7 +27,6 @@
 # random weights; Figure 3 (attention maps of trained models next to the constructed ones, with
 # numbers); and Figures 4-7 (heads per layer).
 
-# %%
 # %% tags=["setup"]
 # Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
 import os, subprocess, sys
