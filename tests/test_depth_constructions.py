@@ -58,3 +58,11 @@ def test_softmax_versions_of_theorems_1_and_3_are_exact_at_moderate_temperature(
     model = memorization(sc)
     assert accuracy(with_attention(model, "softmax", beta=3.0), sc.enumerate()) == 1.0
     assert accuracy(with_attention(model, "softmax", beta=1.0), sc.enumerate()) < 1.0
+
+
+def test_softmax_theorem_5_is_exact_at_every_temperature():
+    from lib.constructions.depth import template_matching_softmax
+
+    task = TemplateMatching(6, 4)
+    for beta in (0.01, 1.0, 100.0):
+        assert accuracy(template_matching_softmax(task, beta), task.enumerate()) == 1.0

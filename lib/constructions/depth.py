@@ -14,6 +14,8 @@ classifier: the transposes of the paper's ``W_QK``, ``W_V`` and ``W_O``.
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ..models import AttentionModel, ModelConfig, build_model
@@ -207,3 +209,25 @@ def with_attention(model: AttentionModel, attention: str, beta: float = 1.0) -> 
     (Sec. 16: replace ReLU by softmax at inverse temperature beta)."""
     config = model.config.replace(attention=attention, attn_scale=beta)
     return build_model(config, dtype=next(model.parameters()).dtype).set_weights(dict(model.named_parameters()))
+
+
+def template_matching_softmax(task: TemplateMatching, beta: float = 1.0) -> AttentionModel:
+    """Theorem 5 with softmax attention at inverse temperature ``beta`` (our extension).
+
+    Layer 1 keeps the parse weights: scores depend only on which tokens are equal, so the
+    averaged positional rows ``e_i + [x_m = x_i] / c_i`` still depend on the template alone.
+    The map layer cannot keep ReLU's weights (softmax would put all weight on the largest
+    score), so its scores are set to ``(l-1-j) log(3) / 4`` in effect, which gives the columns
+    distinct positive weights; Lemma 3's classifier is built from the resulting codes.
+    Exact as long as the codes of distinct templates differ, which the tests check on every
+    sequence.
+    """
+    model = with_attention(template_matching(task), "softmax", beta)
+    d, n, l = len(task.vocab), task.seq_len, task.length
+    W2 = model.get_weight("layers.1.attn.W_QK")
+    for j in range(l):
+        # effective score beta * h_last[n-1] * W * h_j[j] with h_last[n-1] = 2, h_j[j] in (1, 2]
+        W2[0, d + n - 1, d + j] = math.log(3) * (l - 1 - j) / (4 * beta)
+    model.set_weights({"layers.1.attn.W_QK": W2})
+    x = torch.tensor([list(t) + [task.sign] for t in task.templates])
+    return model.set_weights({"W_U": normalized_classifier(last_column(model, x), rows=slice(d, d + n))})
