@@ -4,7 +4,7 @@ The paper trains Sec. 3.1's model (d' = d + n) with SGD and cross-entropy. Its i
 weights (Sec. 9.1): W_V "with a value of 1" (read here as the identity), and for every task
 but memorization, the first layer's W_QK set to the constructed pattern of Theorem 3, 5 or 6;
 the rest of the initialisation, the learning rate, batch size, steps and seeds are not given.
-:data:`RECIPES` holds our choices per task and scale; :func:`model_factory` builds either
+:func:`recipe` holds our choices per task and scale; :func:`model_factory` builds either
 the paper's initialisation (``init="paper"``) or a plain random one (``init="random"``).
 """
 from __future__ import annotations
@@ -99,8 +99,8 @@ def model_factory(task, n_layers: int, n_heads, init: str = "paper", std: float 
         raise ValueError(f"init must be 'paper' or 'random', got {init!r}")
     config = constructions.paper_config(task, n_layers, n_heads, extra_rows=extra_rows).replace(init_std=std)
     pattern = None
-    if init == "paper" and _first_layer_pattern(task) is not None:
-        small = _first_layer_pattern(task)
+    small = _first_layer_pattern(task) if init == "paper" else None
+    if small is not None:  # pad to the model's width
         pattern = torch.zeros(1, config.d_model, config.d_model)
         pattern[:, : small.shape[1], : small.shape[2]] = small
     eye = torch.eye(config.d_model)
