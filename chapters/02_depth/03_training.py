@@ -385,7 +385,10 @@ if ictm:
 # - **Figure 2.** The thresholds reproduce at reduced sizes: one layer memorizes and sits at $1/k$
 #   or chance elsewhere, two layers solve in-context QA and template matching, three solve
 #   in-context template matching while one and two do not. They rely on the paper's initialisation:
-#   from random weights, at our budget, no depth learns the three generated tasks.
+#   from random weights, at our budget, no depth learns the three generated tasks. More depth is not
+#   uniformly better: with the same SGD recipe, three one-head layers are unstable on in-context QA
+#   and template matching (some seeds diverge; see the table under Figure 2), which the paper does
+#   not show because it plots at most the depth each task needs.
 # - **Figure 3.** Trained models use a soft version of the copy-match circuit (match share above
 #   $1/k$, below the construction's 1); the comparison is biased by the constructed first layer.
 # - **Figures 4-7.** More heads speed memorization with Adam (with SGD the $1/m$ average makes them
