@@ -3,7 +3,7 @@
 #   jupytext:
 #     cell_metadata_filter: tags,-all
 #     formats: ipynb,py:percent
-#     notebook_metadata_filter: kernelspec,jupytext,execution
+#     notebook_metadata_filter: kernelspec,jupytext,execution,mystnb
 #     text_representation:
 #       extension: .py
 #       format_name: percent
