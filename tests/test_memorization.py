@@ -1,0 +1,117 @@
+"""Mahdavi et al. (2024): the data, the assumption tests and Theorem 1's construction."""
+import numpy as np
+import pytest
+import torch
+
+from lib import kruskal
+from lib.constructions import memorization as M
+from lib.tasks.memorization import contexts, queries, query_context_data, relu_hard_data
+
+
+def build_and_check(batch, n_heads, d_head, d_out=1, d_value=None, skip=False):
+    """Theorem 1 on ``batch`` with random real labels, checked through the shared model."""
+    q, E = queries(batch).double().numpy(), contexts(batch).double().numpy()
+    T = len(q)
+    Y = np.random.default_rng(0).standard_normal((T, d_out))
+    mem = M.memorize(E, q, Y, n_heads, d_head, d_value=d_value, skip=skip)
+    model = mem.model()
+    out = model(batch.x.double()).detach().numpy()
+    Z, theta = M.probe(model, batch.x.double())
+    assert np.linalg.matrix_rank(Z) == T  # rank(Z) = H(r-1)+1
+    assert np.abs(out - Y).max() < 1e-6  # every label fitted
+    assert all(np.linalg.matrix_rank(W) <= d_head for W in mem.attention.W)
+    sat = mem.saturation()
+    assert sat == {"later_heads_saturated": 1.0, "own_head_unsaturated": 1.0}
+    return mem
+
+
+@pytest.mark.parametrize("context", ["shared", "per_example"])
+def test_theorem_1_at_the_papers_size(context):
+    d, n, H = 64, 32, 8
+    T = M.rank_bound(H, n, d)
+    assert T == 249
+    build_and_check(query_context_data(T, n, d, context=context, seed=3, dtype=torch.float64), H, d)
+
+
+def test_theorem_1_larger_than_the_paper():
+    d, n, H = 128, 64, 12
+    T = M.rank_bound(H, n, d)
+    build_and_check(query_context_data(T, n, d, seed=4, dtype=torch.float64), H, d)
+
+
+@pytest.mark.parametrize("d_head", [3, 4])
+def test_theorem_1_small_heads(d_head):
+    d, n, H = 16, 6, 4
+    T = M.rank_bound(H, n, d_head)  # r = d_head < n
+    build_and_check(query_context_data(T, n, d, seed=5, dtype=torch.float64), H, d_head)
+
+
+def test_theorem_1_vector_labels_skip_and_wide_values():
+    d, n, H = 32, 12, 8
+    T = M.rank_bound(H, n, d)
+    batch = query_context_data(T, n, d, context="per_example", seed=6, dtype=torch.float64)
+    build_and_check(batch, H, d, d_out=4)
+    build_and_check(batch, H, d, d_out=3, d_value=5, skip=True)
+
+
+def test_theorem_1_on_prop_3_data():
+    d, n, H = 16, 6, 4
+    batch = relu_hard_data(M.rank_bound(H, n, d), n, d, seed=7)
+    build_and_check(batch, H, d)
+
+
+def test_construction_refuses_too_many_examples():
+    batch = query_context_data(30, 6, 16, seed=0, dtype=torch.float64)
+    with pytest.raises(ValueError, match="exceeds"):
+        M.memorize(contexts(batch).numpy(), queries(batch).numpy(), np.zeros(30), 4, 16)
+
+
+def test_parameter_counts():
+    d, H, dh, dv, dout = 16, 3, 5, 2, 2
+    from lib.models import build_model
+    assert build_model(M.model_config(d, 6, H, dh, dv, dout)).n_params() == M.paper_param_count(d, H, dh, dv, dout) + H * dv * d
+
+
+def test_prop_2_shared_context_caps_rank_and_per_example_does_not():
+    d, n, H, T = 16, 6, 4, 60
+    rng = np.random.default_rng(0)
+    shared = query_context_data(T, n, d, seed=1, dtype=torch.float64)
+    per_example = query_context_data(T, n, d, context="per_example", seed=1, dtype=torch.float64)
+    cap = M.rank_bound(H, n)
+    best = 0
+    for _ in range(10):
+        W = rng.standard_normal((H, d, d))
+        Z, _ = M.head_outputs(contexts(shared).numpy(), queries(shared).numpy(), W)
+        best = max(best, np.linalg.matrix_rank(Z))
+    assert best == cap
+    Z, _ = M.head_outputs(contexts(per_example).numpy(), queries(per_example).numpy(), W)
+    assert np.linalg.matrix_rank(Z) > cap
+
+
+def test_kruskal_exact_and_randomized():
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal((12, 5))
+    assert kruskal.kruskal_rank(v) == 5  # general position
+    v[2] = v[0] + v[1]  # a planted three-way dependency
+    assert kruskal.kruskal_rank(v) == 2
+    assert kruskal.kruskal_pass_rate(v, 3, trials=5000) >= 0.97  # the randomized test misses it
+    same = np.ones((50, 8))
+    assert kruskal.kruskal_pass_rate(same, 2, trials=200) == 0.0
+    batch = query_context_data(300, 8, 16, seed=0)
+    report = kruskal.assumption_report(queries(batch), contexts(batch), trials=500)
+    assert report["assumption_1"] == 1.0 and report["assumption_2"] == 1.0 and report["general_position"] == 1.0
+    with pytest.raises(ValueError, match="k must be"):
+        kruskal.kruskal_pass_rate(v, 13)
+
+
+def test_query_context_data():
+    a, b = query_context_data(10, 4, 8, seed=2), query_context_data(10, 4, 8, seed=2)
+    assert torch.equal(a.x, b.x) and torch.equal(a.y, b.y)
+    assert a.x.shape == (10, 5, 8) and torch.equal(a.x[0, 1:], a.x[9, 1:])  # shared context
+    c = query_context_data(10, 4, 8, context="per_example", labels="reals", seed=2)
+    assert not torch.equal(c.x[0, 1:], c.x[9, 1:]) and c.y.dtype == torch.float32
+    for bad in (0, -1, 2.5, None):
+        with pytest.raises(ValueError, match="context_size"):
+            query_context_data(10, bad, 8)
+    with pytest.raises(ValueError, match="context"):
+        query_context_data(10, 4, 8, context="mixed")
