@@ -71,7 +71,7 @@ def head_outputs(E, q, W) -> tuple[np.ndarray, np.ndarray]:
     ``W[h] = W_K,h W_Q,h^T`` (H, d, d)."""
     q = np.asarray(q, dtype=np.float64)
     E = _contexts(E, len(q))
-    logits = np.einsum("tnd,hde,te->thn", E, np.asarray(W, dtype=np.float64), q)
+    logits = np.einsum("tnd,hde,te->thn", E, np.asarray(W, dtype=np.float64), q, optimize=True)
     theta = softmax(logits)
     Z = np.einsum("thn,tnd->thd", theta, E)
     return Z.reshape(len(q), -1), theta
@@ -145,7 +145,7 @@ def attention_weights(E, q, n_heads: int, d_head: int, seed: int = 0, gap: float
         W_star = np.zeros((d, d))
         if m:
             alpha = rng.standard_normal((m, n))  # generic target logits (Claim 1)
-            beta = np.stack([np.linalg.pinv(E[t]) @ alpha[i] for i, t in enumerate(R)], 1)
+            beta = np.einsum("tdn,tn->dt", np.linalg.pinv(E[R]), alpha)  # beta = E^+ alpha*
             W_star = beta @ np.linalg.pinv(q[R].T)  # W* e^(t) = beta^(t) for t in R
         W, c, W_plus = W_star, 0.0, np.zeros((d, d))
         if len(P) and h > 0:
@@ -154,7 +154,7 @@ def attention_weights(E, q, n_heads: int, d_head: int, seed: int = 0, gap: float
             plus_logits = np.einsum("tnd,d->tn", E[P], cvec) * (q[P] @ u)[:, None]
             top2 = np.sort(plus_logits, 1)[:, -2:]
             min_gap = (top2[:, 1] - top2[:, 0]).min()
-            star_logits = np.einsum("tnd,de,te->tn", E[P], W_star, q[P])
+            star_logits = np.einsum("tnd,de,te->tn", E[P], W_star, q[P], optimize=True)
             spread = (star_logits.max(1) - star_logits.min(1)).max()
             c = (gap + spread) / min_gap  # Lemma 4 at a finite c: one-hot error ~ e^-gap
             W = W_star + c * W_plus
