@@ -53,6 +53,47 @@ def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None,
     return ax
 
 
+def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlabel: str = "", ylabel: str = "",
+          title: str | None = None, logy: bool = False, chance: float | None = None):
+    """Mean over seeds with a +-1 sd band against a swept variable, one line per group.
+
+    ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)``.
+    """
+    ax = ax or plt.subplots()[1]
+    colors = sns.color_palette(PALETTE, len(values))
+    for color, (label, arr) in zip(colors, values.items()):
+        arr = np.asarray(arr, dtype=float).reshape(len(x), -1)
+        mean, sd = arr.mean(1), arr.std(1)
+        ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{label} ({arr.shape[1]} seeds)")
+        if arr.shape[1] > 1:
+            lo = np.maximum(mean - sd, mean * 1e-3) if logy else mean - sd
+            ax.fill_between(x, lo, mean + sd, color=color, alpha=0.2, linewidth=0)
+    if chance is not None:
+        ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize="small", frameon=False)
+    return ax
+
+
+def sweep_values(result, x: str, value: str, group: str = "T", **fixed):
+    """From a :class:`lib.results.Result` whose points hold per-seed lists: the sorted values
+    of coordinate ``x`` and, per value of ``group``, an array ``(len(xs), seeds)`` of
+    ``value`` (for :func:`sweep`). ``fixed`` keeps only points with those coordinates."""
+    points = [p for p in result.points if all(p["point"].get(k) == v for k, v in fixed.items())]
+    xs = sorted({p["point"][x] for p in points})
+    groups = sorted({p["point"][group] for p in points})
+    out = {}
+    for g in groups:
+        rows = {p["point"][x]: p["result"][value] for p in points if p["point"][group] == g}
+        out[f"{group}={g}"] = np.array([rows[v] for v in xs], dtype=float)
+    return xs, out
+
+
 def heatmap(frame, *, x: str, y: str, value: str, ax=None, title: str | None = None, fmt: str = ".2f",
             vmin: float | None = 0.0, vmax: float | None = 1.0, cmap: str = "viridis"):
     """Heatmap of ``value`` over two sweep axes of a DataFrame (mean over repeated cells)."""

@@ -45,8 +45,8 @@ def recipe(size: str) -> dict:
         return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, eval_every=500,
                     seeds=[42, 43, 44])
     if size == "smoke":
-        return dict(dim=8, lr=1e-2, batch_size=None, steps=150, long_steps=300, eval_every=50, seeds=[0, 1])
-    return dict(dim=16, lr=1e-2, batch_size=None, steps=1000, long_steps=2000, eval_every=100, seeds=[0, 1, 2])
+        return dict(dim=16, lr=1e-2, batch_size=None, steps=250, long_steps=400, eval_every=50, seeds=[0, 1])
+    return dict(dim=16, lr=1e-2, batch_size=None, steps=2000, long_steps=3000, eval_every=100, seeds=[0, 1, 2, 3])
 
 
 def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
@@ -61,7 +61,7 @@ def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
     size = _scale.validate(size or _scale.current())
     r = recipe(size)
     paper, smoke = size == "paper", size == "smoke"
-    heads = [1, 5, 10, 20, 30, 40, 50, 60] if paper else ([1, 2, 4] if smoke else [1, 2, 4, 6, 8])
+    heads = [1, 5, 10, 20, 30, 40, 50, 60] if paper else ([1, 2, 3, 4] if smoke else [1, 2, 4, 6, 8])
     ctx = [1, 5, 10, 20, 30, 40, 50, 60] if paper else ([1, 2, 4] if smoke else [1, 2, 4, 8, 12])
     n_fix, h_fix = (32, 20) if paper else ((4, 2) if smoke else (8, 4))
     dh_fix = 64 if paper else r["dim"]
@@ -75,33 +75,33 @@ def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
         return paper_ if paper else (smoke_ if smoke else default_)
 
     if name == "fig2a":
-        return base, grid(pick([40], [200, 400], [10_000, 20_000, 30_000, 40_000]), "H", heads, n=n_fix, d_h=dh_fix)
+        return base, grid(pick([80], [200, 400], [10_000, 20_000, 30_000, 40_000]), "H", heads, n=n_fix, d_h=dh_fix)
     if name == "fig2b":
-        return base, grid(pick([40], [200, 400], [6000, 10_000, 14_000, 18_000]), "n", ctx, H=h_fix, d_h=dh_fix)
+        return base, grid(pick([60], [200, 400], [6000, 10_000, 14_000, 18_000]), "n", ctx, H=h_fix, d_h=dh_fix)
     if name == "fig2c":
         dhs = list(range(10, 61, 5)) + [64] if paper else ([1, 2, 4, 8] if smoke else [1, 2, 4, 8, 16])
         cfg = dict(base, steps=r["long_steps"])
-        return cfg, grid(pick([40], [200], [10_000, 15_000, 20_000]), "d_h", dhs, H=30 if paper else h_fix,
+        return cfg, grid(pick([60], [200], [10_000, 15_000, 20_000]), "d_h", dhs, H=30 if paper else h_fix,
                          n=n_fix)
     if name == "fig3":
-        cfg = dict(base, steps=pick(300, 5000, 300_000), early_stop=False, saturation=True)
-        points = pick([dict(T=40, H=2)], [dict(T=120, H=4), dict(T=250, H=8)], [dict(T=550, H=4),
+        cfg = dict(base, steps=pick(800, 5000, 300_000), early_stop=False, saturation=True)
+        points = pick([dict(T=30, H=4)], [dict(T=120, H=4), dict(T=250, H=8)], [dict(T=550, H=4),
                                                                                dict(T=1300, H=8)])
         return cfg, [dict(p, n=n_fix, d_h=dh_fix) for p in points]
     if name in ("fig4_heads", "fig4_context"):
         cfg = dict(base, context="per_example")
         if name == "fig4_heads":
-            return cfg, grid(pick([40], [200, 400], [30_000, 50_000, 70_000, 90_000, 110_000, 130_000]), "H",
+            return cfg, grid(pick([80], [200, 400], [30_000, 50_000, 70_000, 90_000, 110_000, 130_000]), "H",
                              heads, n=n_fix, d_h=dh_fix)
-        return cfg, grid(pick([40], [200, 400], [20_000, 30_000, 40_000, 50_000, 60_000]), "n", ctx, H=h_fix,
+        return cfg, grid(pick([60], [200, 400], [20_000, 30_000, 40_000, 50_000, 60_000]), "n", ctx, H=h_fix,
                          d_h=dh_fix)
     if name in ("fig4_reg_heads", "fig4_reg_context", "fig5_heads", "fig5_context"):
         cfg = dict(base, labels="reals", early_stop=False, steps=r["long_steps"],
                    context="per_example" if name.startswith("fig4") else "shared")
         if name.startswith("fig4"):
-            Ts = pick([20], [100, 200], [10_000, 30_000, 50_000, 70_000, 90_000])
+            Ts = pick([40], [100, 200], [10_000, 30_000, 50_000, 70_000, 90_000])
         else:
-            Ts = pick([20], [50, 100], [10_000, 15_000, 20_000, 25_000, 30_000] if name == "fig5_heads"
+            Ts = pick([40], [50, 100], [10_000, 15_000, 20_000, 25_000, 30_000] if name == "fig5_heads"
                       else [10_000, 15_000, 20_000, 25_000])
         if name.endswith("heads"):
             return cfg, grid(Ts, "H", heads, n=n_fix, d_h=dh_fix)
