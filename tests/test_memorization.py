@@ -5,6 +5,7 @@ import torch
 
 from lib import kruskal
 from lib.constructions import memorization as M
+from lib.models import build_model
 from lib.tasks.memorization import contexts, queries, query_context_data, relu_hard_data
 
 
@@ -68,7 +69,6 @@ def test_construction_refuses_too_many_examples():
 
 def test_parameter_counts():
     d, H, dh, dv, dout = 16, 3, 5, 2, 2
-    from lib.models import build_model
     assert build_model(M.model_config(d, 6, H, dh, dv, dout)).n_params() == M.paper_param_count(d, H, dh, dv, dout) + H * dv * d
 
 
@@ -115,3 +115,31 @@ def test_query_context_data():
             query_context_data(10, bad, 8)
     with pytest.raises(ValueError, match="context"):
         query_context_data(10, 4, 8, context="mixed")
+
+
+def test_training_memorizes_more_with_more_heads():
+    """Fig. 2a's effect at smoke size: 4 heads fit far more random labels than 1 head."""
+    from lib.experiments import memorization as X
+
+    config, _ = X.sweep("fig2a", "smoke")
+    acc = {H: np.mean(X.run_point(config, dict(T=80, n=4, d_h=16, H=H))["acc"]) for H in (1, 4)}
+    assert acc[4] >= acc[1] + 0.4, acc
+
+
+def test_assumption_substitutes():
+    from lib.experiments import assumptions as A
+
+    digits = A.digit_patches(patch=2)
+    assert digits.x.shape == (1797, 17, 5) and float(digits.x[:, 0, -1].min()) == 1.0
+    windows = A.text_windows(500, 32, seed=0)
+    assert len(np.unique(windows.numpy(), axis=0)) == 500
+    bert = A.lm_training_data("bert", 200, seed=0)
+    masked = bert.y != -100
+    assert bool((bert.x[masked] == A.MASK).all()) and 0.05 < masked.float().mean() < 0.25
+    assert bool((bert.x[:, 0] == A.CLS).all())
+    gpt = A.lm_training_data("gpt", 10, seed=0)
+    assert torch.equal(gpt.x[:, 1:], gpt.y[:, :-1])
+    embed = A.hidden_states(build_model(A.vit_config()), digits.x[:300])[0]
+    report = A.layer_report(embed, query=0, trials=200)
+    assert report["assumption_1"] == 0.0 and report["assumption_2"] == 1.0  # identical [CLS] queries
+

@@ -1,0 +1,293 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,execution,mystnb
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (mem-assumptions-models)=
+# # Do the assumptions hold inside a transformer?
+#
+# Theorem 1 needs queries of Kruskal rank at least $n$ (Assumption 1) and full-rank contexts
+# (Assumption 2), not general position. Sec. 4.4 and 5.1 of {cite}`mahdavi2024memorization`
+# argue that this is what real models provide *after one layer*: at the embedding layer every
+# [CLS] query is the same vector, so Assumption 1 fails, but one attention layer with a skip
+# connection mixes the context into the query and repairs it (Prop. 4), while general position
+# fails throughout. The paper checks this on ViT-base with ImageNet (Table 1, Figure 1) and on
+# BERT and GPT-2 with Wikipedia (Table 3). None of those is reachable offline, so this chapter
+# runs the same tests on **substitutes**, labelled as such: small transformers of the course's
+# shared model on scikit-learn's digits and on the English help texts bundled with Python.
+
+# %% tags=["setup"]
+# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+import os, subprocess, sys
+REPO = "https://github.com/attention-by-construction/attention-by-construction"
+if "google.colab" in sys.modules:
+    if not os.path.isdir("/content/abc"):
+        subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+    sys.path.insert(0, "/content/abc")
+import lib
+device = lib.setup_notebook(seed=0)
+
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import torch
+
+from lib import claims, kruskal, scale
+from lib.constructions import memorization as mem
+from lib.experiments import assumptions as A
+from lib.models import ModelConfig, build_model
+from lib.plots import stamp, use_style
+from lib.tasks.memorization import contexts, queries, query_context_data
+
+use_style()
+CHAPTER = "chapters/01_memorization/02_assumptions_in_models"
+PAPER = "mahdavi2024"
+TRIALS = scale.pick(smoke=300, default=5000, paper=5000)  # draws per randomized Kruskal test (paper: 5000)
+print(f"{TRIALS} draws per Kruskal test")
+
+# %% [markdown]
+# (mem-prop4)=
+# ## Proposition 4: one trivial attention layer repairs Assumption 1
+#
+# ```{prf:proposition} Mahdavi et al., Proposition 4 and Lemma 2
+# :label: mem-prop4
+#
+# Let $\mathcal{A}_0$ be a one-head self-attention layer with a skip connection, $d_v = d$,
+# $W_K = W_Q = 0$ and $W_V = W_O = I$. If the data satisfy Assumptions 2 and 3, the layer's
+# outputs $e' = e + \bar e$, $e_i' = e_i + \bar e$ ($\bar e$ the mean context token) satisfy
+# Assumptions 1 and 2. (Lemma 2: adding the mean of independent vectors to each of them keeps
+# them independent.)
+# ```
+#
+# $W_K = W_Q = 0$ makes the softmax uniform, so in the shared model $\mathcal{A}_0$ is a layer
+# with `attention="uniform"`, identity values and output, and the residual stream. We feed it
+# [CLS]-like data: every query is the same vector, and each example has its own random,
+# full-rank context.
+
+# %%
+d, n, T = 32, 8, 500
+data = query_context_data(T, n, d, context="per_example", seed=0, dtype=torch.float64)
+x = data.x.clone()
+x[:, 0] = x[0, 0]  # one [CLS] query for every example
+a0 = ModelConfig(d_model=d, n_out=d, n_heads=1, d_head=d, d_value=d, attention="uniform", combine="project",
+                 residual=True, input="vectors", input_dim=d, embedding="identity", positions="none",
+                 max_len=n + 1, masked_keys=(0,), readout="first")
+layer = build_model(a0, dtype=torch.float64).set_weights({"layers.0.attn.W_V": torch.eye(d)[None],
+                                                          "layers.0.attn.W_O": torch.eye(d)[None]})
+cache = {}
+layer(x, cache=cache)
+after = cache["layers.0.resid_post"].numpy()
+before_report = kruskal.assumption_report(x[:, 0], x[:, 1:], trials=TRIALS)
+after_report = kruskal.assumption_report(after[:, 0], after[:, 1:], trials=TRIALS)
+mean_token = x[:, 1:].mean(1, keepdim=True).numpy()
+lemma_2 = np.abs(after[:, 1:] - (x[:, 1:].numpy() + mean_token)).max()
+pd.DataFrame({"input": before_report, "after A0": after_report}).round(3)
+
+# %%
+prop4_ok = (not kruskal.holds(before_report["assumption_1"]) and kruskal.holds(before_report["assumption_3"])
+            and kruskal.holds(after_report["assumption_1"]) and kruskal.holds(after_report["assumption_2"], all_=True)
+            and lemma_2 < 1e-12)
+print(f"outputs are e_i + mean: max deviation {lemma_2:.1e}")
+assert prop4_ok
+claims.record(paper=PAPER, ref="Proposition 4, Lemma 2", chapter=CHAPTER, label="mem-prop4",
+              statement="a uniform-attention layer with skip turns Asm. 2+3 into Asm. 1+2",
+              paper_value="Asm. 1 holds after A0", ours=f"Asm. 1 pass rate {before_report['assumption_1']:.2f} -> "
+              f"{after_report['assumption_1']:.2f}; contexts full rank {after_report['assumption_2']:.0%}",
+              passed=prop4_ok)
+
+# %% [markdown]
+# (mem-table-1)=
+# ## Table 1 and Figure 1, on a substitute: a small ViT on digits
+#
+# The paper feeds 1973 ImageNet images through ViT-base ($n = 197$ tokens with [CLS], $d = 768$)
+# and tests four layers: the embedding, one random attention layer with a skip connection, the
+# first block of a random ViT, and the first block of the pretrained one. We cut the 1797 digits
+# of scikit-learn into $2\times2$ patches: $n = 17$ tokens (with [CLS]) of width $d = 64$, about
+# the same ratio $n/d$. The query is the [CLS] token and the context all $n$ tokens, [CLS]
+# included, as in the paper's code. The "trained ViT" is ours: two blocks trained here to
+# classify the digits.
+
+# %%
+digits = A.digit_patches(patch=2)
+vit_steps = scale.pick(smoke=30, default=400, paper=400)
+run = A.train_classifier(A.vit_config(n_layers=2), digits, steps=vit_steps, seed=0)
+trained_vit = run.model(0)
+print(f"trained ViT: {vit_steps} AdamW steps, training accuracy {run.final('train', 'acc')[0]:.3f}")
+
+layers = {
+    "Embedding": A.hidden_states(build_model(A.vit_config(n_layers=1), seed=1), digits.x)[0],
+    "Random Attention (+skip)": A.hidden_states(build_model(A.vit_config(n_layers=1, n_heads=1, d_mlp=0), seed=1),
+                                                digits.x)[1],
+    "Random ViT, block 1": A.hidden_states(build_model(A.vit_config(n_layers=2), seed=1), digits.x)[1],
+    "Trained ViT (ours), block 1": A.hidden_states(trained_vit, digits.x)[1],
+}
+reports = {name: A.layer_report(states, query=0, trials=TRIALS) for name, states in layers.items()}
+PAPER_TABLE_1 = {"Embedding": (False, False, True), "Random Attention (+skip)": (False, True, True),
+                 "Random ViT, block 1": (False, True, True), "Trained ViT (ours), block 1": (False, True, True)}
+
+
+def mark(ok):
+    return "✓" if ok else "×"
+
+
+table_1 = pd.DataFrame({
+    name: {"Gen. Pos. (ours)": f"{mark(r['holds']['general_position'])} {r['general_position']:.2f}",
+           "Gen. Pos. (paper)": mark(PAPER_TABLE_1[name][0]),
+           "Asm. 1 (ours)": f"{mark(r['holds']['assumption_1'])} {r['assumption_1']:.2f}",
+           "Asm. 1 (paper)": mark(PAPER_TABLE_1[name][1]),
+           "Asm. 2 (ours)": f"{mark(r['holds']['assumption_2'])} {r['assumption_2']:.2f}",
+           "Asm. 2 (paper)": mark(PAPER_TABLE_1[name][2]),
+           "Asm. 3 (ours)": f"{mark(r['holds']['assumption_3'])} {r['assumption_3']:.2f}"}
+    for name, r in reports.items()}).T
+table_1
+
+# %% [markdown]
+# Each cell shows the verdict and the pass rate (the fraction of random $k$-subsets that are
+# independent; Assumption 2: the fraction of full-rank contexts). The pattern to check is the
+# paper's: general position fails everywhere, Assumption 1 fails at the embedding and holds
+# after one layer, Assumption 2 holds throughout.
+
+# %%
+agree = {name: (r["holds"]["general_position"], r["holds"]["assumption_1"], r["holds"]["assumption_2"])
+         == PAPER_TABLE_1[name] for name, r in reports.items()}
+print("rows matching the paper's pattern:", agree)
+table_1_ok = all(agree.values())
+assert table_1_ok
+claims.record(paper=PAPER, ref="Table 1", chapter=CHAPTER, label="mem-table-1",
+              statement="Gen. Pos. never holds; Asm. 1 fails at the embedding and holds after one layer; "
+                        "Asm. 2 always holds", paper_value="ViT-base on ImageNet (4 rows)",
+              ours=f"{sum(agree.values())}/4 rows match (digits, d=64, n=17)", passed=table_1_ok,
+              substitute="digits and a small ViT trained here instead of ImageNet and ViT-base")
+
+# %% [markdown]
+# One difference the table shows: the paper finds Assumption 3 already at the embedding layer
+# (the notebook of its code tests it on ImageNet and it passes), and ours fails there. A
+# $2\times2$ patch has only 4 pixels, so $e + \bar e$ lives in an affine space of dimension at most
+# 5 plus the fixed positions, and can never have Kruskal rank $n = 17$; an ImageNet patch has 768
+# numbers. Prop. 4's promise is about Assumption 3 inputs, so it does not apply to our embedding
+# layer; Assumption 1 holds after the random layers anyway, because they are not uniform and mix
+# tokens with learned weights and an MLP.
+#
+# **Figure 1** sweeps $k$ for the Random Attention layer's [CLS] outputs: the fraction of random
+# $k$-subsets that are independent. The paper's reading: the Kruskal rank is only slightly above
+# $n$ and far below $d$.
+
+# %%
+ks = scale.pick(smoke=[1, 8, 17, 20, 30, 64], default=list(range(1, 65)), paper=list(range(1, 65)))
+cls_tokens = layers["Random Attention (+skip)"][:, 0]
+fraction = np.array([kruskal.kruskal_pass_rate(cls_tokens, k, trials=min(TRIALS, 2000), seed=k) for k in ks])
+largest = max(k for k, f in zip(ks, fraction) if f >= kruskal.PASS_RULE)
+fig, ax = plt.subplots()
+ax.plot(ks, fraction, marker=".", label="Random Attention, [CLS] outputs")
+ax.axvline(17, color="tab:green", linestyle="--", label="n = 17")
+ax.axvline(64, color="tab:red", linestyle="--", label="d = 64")
+ax.axhline(kruskal.PASS_RULE, color="0.5", linestyle=":", linewidth=1)
+ax.set_xlabel("Kruskal rank candidate k")
+ax.set_ylabel("satisfied fraction")
+ax.set_title("Figure 1 (substitute: digits, small ViT)")
+ax.legend(fontsize="small", frameon=False)
+stamp(ax, f"scale={scale.current()} · {min(TRIALS, 2000)} draws per k · computed live")
+plt.show()
+print(f"largest k passing the 99% rule: {largest} (n = 17, d = 64)")
+
+# %%
+figure_1_ok = 17 <= largest < 64 and fraction[-1] == 0.0
+assert figure_1_ok
+claims.record(paper=PAPER, ref="Figure 1", chapter=CHAPTER, label="mem-table-1",
+              statement="after one random attention layer the [CLS] Kruskal rank is >= n and far below d",
+              paper_value="slightly above n = 197, far below d = 768", ours=f"{largest} (n = 17, d = 64)",
+              passed=figure_1_ok, substitute="digits and a small ViT instead of ImageNet and ViT-base")
+
+# %% [markdown]
+# (mem-table-3)=
+# ## Table 3, on a substitute: GPT-like and BERT-like models on English text
+#
+# Appendix J repeats the tests on GPT-2 (query = the last token, causal attention) and BERT
+# (query = [CLS]), random and trained, at the embedding (L0) and after the first block (L1). Our
+# substitutes are one-block byte-level transformers ($n = 32$, $d = 64$, 4 heads) on windows of
+# the English help texts bundled with Python; "trained" means trained here, next-byte prediction
+# for the GPT-like model and the masked-byte objective (15% of bytes masked) for the BERT-like
+# one.
+
+# %%
+lm_steps = scale.pick(smoke=20, default=500, paper=500)
+probe_count = scale.pick(smoke=600, default=2000, paper=2000)
+lm_reports, lm_notes = {}, {}
+for kind, query in (("gpt", -1), ("bert", 0)):
+    config = A.lm_config(kind)
+    data = A.lm_training_data(kind, count=20_000 if lm_steps > 100 else 2000, seed=0)
+    lm_run = A.train_classifier(config, data, steps=lm_steps, seed=0, lr=3e-3, batch_size=64)
+    lm_notes[kind] = float(lm_run.final("train", "acc")[0])
+    probe_x = A.lm_probe_inputs(kind, probe_count)
+    for label, model in (("Random", build_model(config, seed=1)), ("Trained", lm_run.model(0))):
+        for layer_index, states in enumerate(A.hidden_states(model, probe_x)):
+            lm_reports[(kind.upper() + "-like", label, f"L{layer_index}")] = A.layer_report(states, query=query,
+                                                                                          trials=TRIALS)
+print("training accuracy (next byte / masked byte):", {k: round(v, 3) for k, v in lm_notes.items()})
+
+PAPER_TABLE_3 = {  # (Gen. Pos., Asm. 1, Asm. 2) of the paper's Table 3
+    ("GPT-like", "Random", "L0"): (False, False, True), ("GPT-like", "Random", "L1"): (False, True, True),
+    ("GPT-like", "Trained", "L0"): (False, False, True), ("GPT-like", "Trained", "L1"): (False, True, False),
+    ("BERT-like", "Random", "L0"): (False, False, True), ("BERT-like", "Random", "L1"): (False, False, True),
+    ("BERT-like", "Trained", "L0"): (False, False, True), ("BERT-like", "Trained", "L1"): (False, False, True),
+}
+table_3 = pd.DataFrame({
+    key: {"Gen. Pos.": f"{mark(r['holds']['general_position'])} {r['general_position']:.2f}",
+          "paper": mark(PAPER_TABLE_3[key][0]),
+          "Asm. 1": f"{mark(r['holds']['assumption_1'])} {r['assumption_1']:.2f}",
+          "paper ": mark(PAPER_TABLE_3[key][1]),
+          "Asm. 2": f"{mark(r['holds']['assumption_2'])} {r['assumption_2']:.2f}",
+          "paper  ": mark(PAPER_TABLE_3[key][2])}
+    for key, r in lm_reports.items()}).T
+table_3
+
+# %%
+cells = {key: (r["holds"]["general_position"], r["holds"]["assumption_1"], r["holds"]["assumption_2"])
+         for key, r in lm_reports.items()}
+matches = sum(a == b for key in cells for a, b in zip(cells[key], PAPER_TABLE_3[key]))
+core = (all(not cells[k][1] for k in cells if k[2] == "L0")  # Asm. 1 fails at every embedding
+        and cells[("GPT-like", "Random", "L1")][1] and cells[("GPT-like", "Trained", "L1")][1])  # GPT L1 holds
+no_general_position = all(not c[0] for c in cells.values())
+print(f"{matches}/24 cells agree with the paper's Table 3; general position fails in every row: "
+      f"{no_general_position}")
+assert core
+claims.record(paper=PAPER, ref="Table 3", chapter=CHAPTER, label="mem-table-3",
+              statement="language models: Asm. 1 fails at the embedding (L0) and holds after GPT-2's first block",
+              paper_value="GPT-2/BERT on Wikipedia", ours=f"{matches}/24 cells agree; the GPT pattern holds",
+              passed=core, substitute="1-block byte-level models trained here on Python's bundled help texts")
+claims.record(paper=PAPER, ref="Table 3 (general position)", chapter=CHAPTER, label="mem-table-3",
+              statement="general position fails in every layer of both language models",
+              paper_value="fails in all 8", ours=f"fails in {sum(not c[0] for c in cells.values())}/8 "
+              f"(largest pass rate {max(r['general_position'] for r in lm_reports.values()):.2f})",
+              passed=no_general_position,
+              substitute="1-block byte-level models trained here on Python's bundled help texts")
+
+# %% [markdown]
+# Where we differ from Table 3, and why. The paper's BERT fails Assumption 1 even after one layer:
+# its [CLS] outputs have Kruskal rank 291 (trained) and 349 (random) against $n = 512$, a context
+# long relative to $d = 1024$ (Remark 1 then gives the weaker bound with $Q$ in place of $n$).
+# Our BERT-like model has $n/d = 0.5$ and a single block, and its [CLS] outputs pass. The paper's
+# trained GPT-2 fails Assumption 2 at L1, which it blames on low-rank learned position embeddings
+# after long pretraining; a few hundred steps on our model do not produce that. So the robust
+# part of the claim, the part both settings share, is the one the assertion checks: general
+# position never holds, and Assumption 1, absent at the embedding, appears after one layer
+# of a causal model. General position is checked too (second claim): with only $d = 64$
+# dimensions and a nonlinear block, our L1 features come much closer to general position than
+# ViT-base's 768-dimensional ones, so the verdict there depends on the run and is reported, not
+# assumed.

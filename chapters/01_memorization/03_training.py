@@ -1,0 +1,346 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,execution,mystnb
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (mem-training)=
+# # Training one attention layer to memorize
+#
+# Theorem 1 is a lower bound built by hand. Sec. 5.2 and Appendices H-I of
+# {cite}`mahdavi2024memorization` ask what gradient descent finds: train one attention layer on
+# $T$ random examples with random labels and measure the fraction it fits, as the number of heads
+# $H$, the context size $n$ and the head size $d_h$ vary (Figure 2), look inside the trained heads
+# for the softmax saturation the proof relies on (Figure 3), and repeat with per-example contexts
+# (Figure 4) and with real-valued labels (Figure 5).
+
+# %% tags=["setup"]
+# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+import os, subprocess, sys
+REPO = "https://github.com/attention-by-construction/attention-by-construction"
+if "google.colab" in sys.modules:
+    if not os.path.isdir("/content/abc"):
+        subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+    sys.path.insert(0, "/content/abc")
+import lib
+device = lib.setup_notebook(seed=0)
+
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lib import claims, scale
+from lib.constructions.memorization import rank_bound
+from lib.experiments import memorization as X
+from lib.plots import paper_vs_ours, stamp, sweep, sweep_values, use_style
+
+use_style()
+CHAPTER = "chapters/01_memorization/03_training"
+PAPER = "mahdavi2024"
+
+# %% [markdown]
+# ## Setup: the official code's recipe
+#
+# The paper leaves the training setup out; we take it from the official code (the reading notes
+# list it): every example is a random query $e \sim U(0,1)^{d}$ and a context of $n$ tokens
+# $U(0,1)^{d}$, **shared** by all examples (the setting of Prop. 2) unless said otherwise, with a
+# label drawn uniformly from 100 classes. The model is the layer of the first chapter preceded by a
+# trainable linear embedding and sinusoidal positions (query at position 0, masked from itself),
+# with $d_v = 1$, logits scaled by $1/\sqrt{d}$, and a linear decoder with bias at the query. Adam
+# with a 5% linear warm-up and cosine decay; training stops once every example is fitted
+# (classification). Memorization is the training accuracy at a fixed $T$.
+#
+# | | official code (paper scale) | ours, default scale (CPU) |
+# |---|---|---|
+# | width $d$ | 64 | 16 |
+# | $H$ sweep (Fig. 2a) | 1-60, $n = 32$, $T$ = 10k-40k | 1-8, $n = 8$, $T$ = 200, 400 |
+# | $n$ sweep (Fig. 2b) | 1-60, $H = 20$, $T$ = 6k-18k | 1-12, $H = 4$, $T$ = 200, 400 |
+# | $d_h$ sweep (Fig. 2c) | 10-64, $H = 30$, $n = 32$, $T$ = 10k-20k | 1-16, $H = 4$, $n = 8$, $T$ = 200 |
+# | optimizer | Adam, lr $10^{-3}$, batch 256, 50k-300k steps | Adam, lr $10^{-2}$, full batch, 1k-5k steps |
+# | initialization | Xavier uniform | $N(0, 1/\text{fan-in})$ |
+# | seeds | 1 in `reproduce.sh` (6 in the authors' runs) | 3, each with its own dataset |
+#
+# Each grid point trains its seeds together as one ensemble through the course's trainer; the
+# results live in `data/memorization_*.json` with their provenance. The paper-scale grids are
+# defined in {func}`lib.experiments.memorization.sweep` but need about 3 V100-days per seed;
+# they have not been run for this book, so every figure below is at the scale it states.
+
+# %%
+results = {name: X.result(name) for name in X.SWEEPS}
+pd.DataFrame([{"experiment": r.name, "scale": r.scale, "points": len(r.points), "config": r.config,
+               "CPU/GPU seconds": round(r.wall_s)} for r in results.values()]).set_index("experiment")
+
+# %% [markdown]
+# (mem-fig2)=
+# ## Figure 2: memorization against heads, context size and head size
+#
+# Theorem 1 predicts memorization growing **linearly in $H$** (it guarantees $H(n-1)+1$
+# examples), **with $n$**, and **with $d_h$ up to $d_h = n$**, with nothing gained beyond. The
+# paper's reading of its Figure 2: linear in $H$ with $R^2 \ge 0.98$ for the best linear fit to the
+# non-saturated part of every curve; monotone in $n$; monotone in $d_h$ while $d_h \le n$.
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+for ax, (name, key, label) in zip(axes, (("fig2a", "H", "heads H"), ("fig2b", "n", "context size n"),
+                                          ("fig2c", "d_h", "head size d_h"))):
+    xs, acc = sweep_values(results[name], key, "acc")
+    sweep(xs, acc, ax=ax, xlabel=label, ylabel="training accuracy", title=f"Figure 2{name[-1]}")
+    stamp(ax, results[name].label())
+axes[1].axhline(0, alpha=0)
+n_fixed = results["fig2c"].grid[0]["n"]
+axes[2].axvline(n_fixed, color="0.5", linestyle=":", label=f"d_h = n = {n_fixed}")
+axes[2].legend(fontsize="small", frameon=False)
+plt.show()
+
+# %% [markdown]
+# The linear fit of Fig. 2a: the number of memorized examples ($T \times$ accuracy, averaged
+# over seeds) against $H$, on the points that are not saturated (accuracy below 0.95), for each
+# $T$.
+
+# %%
+xs, acc = sweep_values(results["fig2a"], "H", "acc")
+fits = {}
+for group, arr in acc.items():
+    T = int(group.split("=")[1])
+    mean = arr.mean(1)
+    keep = mean < 0.95
+    if keep.sum() >= 3:
+        fits[group] = {"points": int(keep.sum()), **X.linear_fit(np.array(xs)[keep], T * mean[keep])}
+fit_table = pd.DataFrame(fits).T
+fit_table
+
+# %%
+r2_min = fit_table["r2"].min() if len(fit_table) else float("nan")
+slopes = fit_table["slope"] if len(fit_table) else pd.Series(dtype=float)
+fig2a_ok = len(fit_table) > 0 and r2_min >= 0.95 and (slopes > 0).all()
+print(f"smallest R^2 {r2_min:.3f}; examples memorized per head: {', '.join(f'{s:.0f}' for s in slopes)}")
+assert fig2a_ok
+claims.record(paper=PAPER, ref="Figure 2a", chapter=CHAPTER, label="mem-fig2",
+              statement="memorization grows linearly in H (R^2 of the fit to the non-saturated part)",
+              paper_value="R^2 >= 0.98 (d=64, n=32, H=1-60)", ours=f"R^2 >= {r2_min:.3f} over {len(fit_table)} "
+              f"curve(s), {slopes.mean():.0f} examples/head (d={results['fig2a'].config['dim']})",
+              passed=fig2a_ok, partly=len(fit_table) > 0 and r2_min >= 0.9,
+              substitute=None if results["fig2a"].scale == "paper" else "reduced scale (see the table above)")
+
+# %%
+xs_n, acc_n = sweep_values(results["fig2b"], "n", "acc")
+means_n = {g: a.mean(1) for g, a in acc_n.items()}
+majority = {}
+for p in results["fig2b"].points:  # n = 1 with a shared context: every output is the same
+    if p["point"]["n"] == 1:
+        majority[p["point"]["T"]] = max(p["result"]["acc"])
+monotone_n = all(np.all(np.diff(m) >= -0.03) for m in means_n.values())
+rises_n = all(m[-1] >= m[0] + 0.1 for m in means_n.values())
+print("seed means by n:", {g: np.round(m, 2).tolist() for g, m in means_n.items()})
+print("n = 1 (constant output, at most the majority-class frequency):", majority)
+fig2b_ok = monotone_n and rises_n
+assert fig2b_ok
+claims.record(paper=PAPER, ref="Figure 2b", chapter=CHAPTER, label="mem-fig2",
+              statement="memorization grows monotonically with the context size n", paper_value="monotone in n",
+              ours="monotone (tolerance 0.03) for every T; " + ", ".join(
+                  f"{g}: {m[0]:.2f} -> {m[-1]:.2f}" for g, m in means_n.items()), passed=fig2b_ok,
+              substitute=None if results["fig2b"].scale == "paper" else "reduced scale (see the table above)")
+
+# %%
+xs_d, acc_d = sweep_values(results["fig2c"], "d_h", "acc")
+(group_d, arr_d), = list(acc_d.items())[:1]
+mean_d = arr_d.mean(1)
+at = dict(zip(xs_d, mean_d))
+below = [v for v in xs_d if v <= n_fixed]
+rises_d = at[below[-1]] >= at[below[0]] + 0.1
+flat_after = all(abs(at[v] - at[below[-1]]) <= 0.05 for v in xs_d if v > n_fixed)
+print(f"{group_d}: accuracy by d_h {dict(zip(xs_d, np.round(mean_d, 3)))}; n = {n_fixed}")
+fig2c_ok = rises_d and flat_after
+assert rises_d
+claims.record(paper=PAPER, ref="Figure 2c", chapter=CHAPTER, label="mem-fig2",
+              statement="memorization rises with d_h up to d_h = n, with no gain beyond",
+              paper_value="monotone for d_h <= n, flat after", ours=f"{at[below[0]]:.2f} at d_h={below[0]}, "
+              f"{at[below[-1]]:.2f} at d_h=n={below[-1]}, " + ", ".join(f"{at[v]:.2f} at d_h={v}" for v in xs_d
+                                                                      if v > n_fixed),
+              passed=fig2c_ok, partly=rises_d,
+              substitute=None if results["fig2c"].scale == "paper" else "reduced scale (see the table above)")
+
+# %% [markdown]
+# (mem-fig3)=
+# ## Figure 3: do trained heads saturate?
+#
+# The proof makes every head saturated (one-hot softmax) on all examples but the ones it is
+# responsible for. Appendix H trains at the largest $T$ memorized perfectly, without early stop,
+# and finds the same pattern: most (head, example) pairs saturated (largest softmax coefficient
+# above 0.99, the code's rule), and almost every example with at least one head that is not.
+
+# %%
+sat = results["fig3"]
+fig, axes = plt.subplots(len(sat.points), 3, figsize=(13, 3.2 * len(sat.points)), squeeze=False)
+sat_rows = []
+for row, p in zip(axes, sat.points):
+    H, T = p["point"]["H"], p["point"]["T"]
+    top = np.array(p["result"]["max_coefficient"])  # (T, H)
+    row[0].imshow((top[:20] > 0.99).T, cmap="Greys", vmin=0, vmax=1, aspect="auto")
+    row[0].set_xlabel("example")
+    row[0].set_ylabel("head")
+    row[0].set_title(f"H={H}, T={T}: saturated (black), first 20 examples")
+    row[1].bar(range(H + 1), p["result"]["saturated_heads_hist"])
+    row[1].set_xlabel("saturated heads per example")
+    row[1].set_ylabel("examples")
+    row[2].hist(top.ravel(), bins=40, range=(0, 1))
+    row[2].set_xlabel("largest softmax coefficient (head, example)")
+    row[2].set_ylabel("count")
+    stamp(row[0], sat.label())
+    sat_rows.append({"H": H, "T": T, "H(n-1)+1": rank_bound(H, p["point"]["n"]),
+                     "train accuracy": np.mean(p["result"]["acc"]),
+                     "saturated (head, example) pairs": p["result"]["saturated_fraction"],
+                     "examples with a non-saturated head": p["result"]["examples_with_free_head"],
+                     "median largest coefficient": float(np.median(top))})
+plt.tight_layout()
+plt.show()
+sat_table = pd.DataFrame(sat_rows)
+sat_table
+
+# %%
+fitted = bool((sat_table["train accuracy"] == 1.0).all())
+free_head = bool((sat_table["examples with a non-saturated head"] >= 0.95).all())
+many = bool((sat_table["saturated (head, example) pairs"] >= 0.25).all())
+majority = bool((sat_table["saturated (head, example) pairs"] >= 0.5).all())
+fig3_ok = fitted and free_head and majority
+print(f"fitted: {fitted}; >= 95% of examples keep a free head: {free_head}; "
+      f">= 25% of pairs saturated: {many}; a majority saturated: {majority}")
+assert fitted and free_head and many  # the paper's "majority" is recorded, not assumed
+claims.record(paper=PAPER, ref="Figure 3", chapter=CHAPTER, label="mem-fig3",
+              statement="trained heads: most (head, example) pairs saturated, almost every example has a "
+                        "non-saturated head", paper_value="H=4, T=550 and H=8, T=1300 (d=64)",
+              ours="; ".join(f"H={r['H']}, T={r['T']}: acc {r['train accuracy']:.2f}, "
+                             f"{r['saturated (head, example) pairs']:.0%} saturated, "
+                             f"{r['examples with a non-saturated head']:.0%} with a free head" for r in sat_rows),
+              passed=fig3_ok, partly=fitted and free_head and many,
+              substitute=None if sat.scale == "paper" else "reduced scale")
+
+# %% [markdown]
+# Note the sizes: the runs memorize $T$ far above $H(n-1)+1$ (the bound on rank $Z$ under a
+# shared context). Prop. 2 caps the rank of $Z$ for fixed attention weights, not what a trained
+# classifier memorizes: it only needs the arg-max right, and its 100-way decoder and trainable
+# embedding add capacity of their own.
+#
+# (mem-fig4)=
+# ## Figure 4: per-example contexts (general position)
+#
+# Appendix I.1 draws every context token afresh for every example, so the data are in general
+# position and Prop. 2 no longer caps the rank. The paper's reading: the linearity in $H$ remains,
+# the dependence on $n$ weakens, suggesting $H(d-1)+1$ as the relevant count.
+
+# %%
+fig, axes = plt.subplots(1, 4, figsize=(16, 3.4))
+panels = (("fig4_heads", "H", "acc", False), ("fig4_context", "n", "acc", False),
+          ("fig4_reg_heads", "H", "mse", True), ("fig4_reg_context", "n", "mse", True))
+for ax, (name, key, value, logy) in zip(axes, panels):
+    xs_, vals = sweep_values(results[name], key, value)
+    sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training accuracy" if value == "acc" else "training MSE",
+          logy=logy, title=f"Fig. 4: {'classes' if value == 'acc' else 'regression'} vs {key}")
+    stamp(ax, results[name].label())
+plt.tight_layout()
+plt.show()
+
+# %%
+compare = []
+for p in results["fig4_heads"].points:
+    shared = results["fig2a"].get(**p["point"])
+    compare.append({**p["point"], "shared": np.mean(shared["acc"]), "per-example": p["result"]["acc_mean"]})
+compare = pd.DataFrame(compare)
+n1 = [p["result"]["acc_mean"] for p in results["fig4_context"].points if p["point"]["n"] == 1]
+xs_h4, acc_h4 = sweep_values(results["fig4_heads"], "H", "acc")
+fig4_ok = bool((compare["per-example"] >= compare["shared"] - 0.02).all() and min(n1) > 0.1
+               and all(np.all(np.diff(a.mean(1)) >= -0.03) for a in acc_h4.values()))
+print(compare.round(3).to_string(index=False))
+print(f"n = 1 with per-example contexts: accuracy {np.round(n1, 2).tolist()} (shared: the majority class)")
+assert fig4_ok
+claims.record(paper=PAPER, ref="Figure 4", chapter=CHAPTER, label="mem-fig4",
+              statement="per-example (general-position) contexts: still increasing in H, n matters less, "
+                        "more memorized than with a shared context",
+              paper_value="linear in H; linearity in n weakens", ours=f"per-example >= shared at every (H, T); "
+              f"n = 1 reaches {min(n1):.2f}", passed=fig4_ok,
+              substitute=None if results["fig4_heads"].scale == "paper" else "reduced scale")
+
+# %% [markdown]
+# (mem-fig5)=
+# ## Figure 5: regression
+#
+# With real labels $y \sim U(0, 1)$ and the squared loss (shared context), memorization is the
+# training MSE, on a log scale. The paper: the same monotone trends in $H$ and $n$.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+mse_means = {}
+for ax, (name, key) in zip(axes, (("fig5_heads", "H"), ("fig5_context", "n"))):
+    xs_, vals = sweep_values(results[name], key, "mse")
+    mse_means[name] = (xs_, {g: a.mean(1) for g, a in vals.items()})
+    sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training MSE", logy=True, title=f"Figure 5: MSE vs {key}")
+    stamp(ax, results[name].label())
+plt.tight_layout()
+plt.show()
+
+# %%
+xs_h, by_T = mse_means["fig5_heads"]
+drop = {g: m[0] / m[-1] for g, m in by_T.items()}
+decreasing = all(np.all(np.diff(np.log10(m)) <= 0.3) for m in by_T.values())
+print("MSE at the smallest H / at the largest H:", {g: f"{v:.0f}x" for g, v in drop.items()})
+fig5_ok = decreasing and min(drop.values()) >= 10
+label_var = results["fig5_heads"].points[0]["result"]["label_var"]
+below_mean = all(m[-1] < label_var for m in by_T.values())  # better than predicting the mean label
+print(f"MSE at the largest H below the label variance ({label_var:.3f}): {below_mean}")
+# At smoke scale (400 full-batch steps, T = 40) regression is too noisy to show the H trend: some
+# seeds sit at the label variance for a while. There we assert only that the layer learned.
+assert fig5_ok or (scale.current() == "smoke" and below_mean)
+claims.record(paper=PAPER, ref="Figure 5", chapter=CHAPTER, label="mem-fig5",
+              statement="regression: training MSE falls with H and with n", paper_value="monotone trends",
+              ours="MSE falls " + ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items()) + f" from H={xs_h[0]} to "
+              f"H={xs_h[-1]}", passed=fig5_ok,
+              substitute=None if results["fig5_heads"].scale == "paper" else "reduced scale")
+
+# %% [markdown]
+# (mem-discussion)=
+# ## What is tight and what is not
+#
+# - **Tight: the rank of $Z$.** With a shared context no attention weights give $Z$ more rank
+#   than $H(n-1)+1$ (Prop. 2), and Theorem 1's construction reaches it exactly, at the paper's size
+#   and larger, with every label fitted to $10^{-8}$ ({ref}`mem-thm-1`).
+# - **Not tight: what a trained layer memorizes.** Trained classification fits far more examples
+#   than $H(n-1)+1$ (Figure 3's runs above), because fitting a class needs only the arg-max right
+#   and the trained embedding and decoder add parameters of their own. The theorem is a lower
+#   bound; the only hard upper bound is of the order of the parameter count.
+# - **The trends hold at our scale**, with our numbers in the report card: linear in $H$ on the
+#   non-saturated part, monotone in $n$, rising in $d_h$ up to $n$, softmax saturation in trained
+#   heads, more memorized with per-example contexts, MSE falling with $H$ in regression.
+# - **What we did not run**: the paper's own sizes ($d = 64$, $T$ up to 130k, 50k-300k steps).
+#   The grids are in the code; on a GPU,
+#   `ABC_SCALE=paper python -m lib.experiments.memorization paper` writes them to `data/`, and
+#   this chapter then reads them instead of the CPU runs.
+
+# %%
+summary = paper_vs_ours([
+    {"quantity": "Fig. 2a: linear in H", "paper": "R^2 >= 0.98", "ours": f"R^2 >= {r2_min:.3f}"},
+    {"quantity": "Fig. 2b: monotone in n", "paper": "yes", "ours": "yes" if fig2b_ok else "no"},
+    {"quantity": "Fig. 2c: rises up to d_h = n, flat after", "paper": "yes",
+     "ours": f"rises: {'yes' if rises_d else 'no'}; flat after: {'yes' if flat_after else 'no'}"},
+    {"quantity": "Fig. 3: saturated pairs / examples with a free head", "paper": "most / almost all",
+     "ours": "; ".join(f"H={r['H']}: {r['saturated (head, example) pairs']:.0%} / "
+                       f"{r['examples with a non-saturated head']:.0%}" for r in sat_rows)},
+    {"quantity": "Fig. 4: per-example contexts memorize more", "paper": "yes (suggests H(d-1)+1)",
+     "ours": "yes" if fig4_ok else "no"},
+    {"quantity": "Fig. 5: MSE falls with H", "paper": "yes", "ours": ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())},
+])
+summary
