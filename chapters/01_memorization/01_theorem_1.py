@@ -77,7 +77,7 @@ PAPER = "mahdavi2024"
 # (Appendix C) $o$ gains $+e$. In the course's shared model this is one layer with vector inputs
 # (no embedding, no positions), unscaled softmax scores, heads projected by $W_O$, and the query
 # stored at position 0, masked from itself and read out there
-# ({func}`lib.constructions.memorization.model_config`). First check: the shared model computes
+# (`lib.constructions.memorization.model_config`). First check: the shared model computes
 # exactly eqs. (1)-(6), written out in numpy, for random weights.
 
 # %%
@@ -103,7 +103,7 @@ assert model.n_params() == mem.paper_param_count(d, H, d_h, d_v, d_out) + H * d_
 # %% [markdown]
 # Only the product $W_h = W_{K,h}W_{Q,h}^\top$ (rank at most $d_h$) enters the scores, and the
 # parameter count the paper states after Theorem 1 leaves out $W_O$, which its proof fixes to
-# stacked identities.
+# stacked identities. (The paper's Table 2 is this notation.)
 #
 # (mem-assumptions)=
 # ## The assumptions and how to test them
@@ -117,10 +117,10 @@ assert model.n_params() == mem.paper_param_count(d, H, d_h, d_v, d_out) + H * d_
 # - **Assumption 3** (Sec. 4.4): the vectors $e^{(t)} + \frac1n\sum_i e_i^{(t)}$ have Kruskal
 #   rank at least $n$.
 #
-# Computing a Kruskal rank exactly means checking every subset. {func}`lib.kruskal.kruskal_rank`
+# Computing a Kruskal rank exactly means checking every subset. `lib.kruskal.kruskal_rank`
 # does that for small sets; for large ones the paper draws $k$ vectors 5000 times and calls the
 # Kruskal rank "at least $k$" when 99% of the draws are independent
-# ({func}`lib.kruskal.kruskal_pass_rate`). The randomized test can be fooled: below, 12 random
+# (`lib.kruskal.kruskal_pass_rate`). The randomized test can be fooled: below, 12 random
 # vectors in $\mathbb{R}^5$ with one planted dependency $v_2 = v_0 + v_1$ have Kruskal rank 2,
 # yet almost every random triple is independent.
 
@@ -171,7 +171,7 @@ claims.record(paper=PAPER, ref="Sec. 5.1 (Kruskal-rank test)", chapter=CHAPTER, 
 # $r-1$ *new* examples and *saturates* every earlier one, by adding $c\,W^+$ with a rank-one
 # $W^+$ that vanishes on the new queries (Lemma 3) and makes the softmax of the others one-hot as
 # $c \to \infty$ (Lemma 4). Saturated heads do not interfere, so each head adds $r-1$ to the
-# rank. {func}`lib.constructions.memorization.memorize` implements both steps in float64 for any
+# rank. `lib.constructions.memorization.memorize` implements both steps in float64 for any
 # data; we load its weights into the shared model and check, through the model's own forward
 # pass, every property the proof promises, at the paper's size ($d = 64$, $n = 32$, $H = 8$).
 
@@ -208,6 +208,28 @@ claims.record(paper=PAPER, ref="Theorem 1", chapter=CHAPTER, label="mem-thm-1",
               statement="one H-head layer memorizes any labels of T = H(min(n,d_h)-1)+1 examples under Asm. 1-2",
               paper_value="exists (proof)", ours=f"built: T={T} at d=64, n=32, H=8, max error "
               f"{paper_size['max |y_hat - y|']:.0e}, rank Z = {paper_size['rank Z']}", passed=passes(paper_size, d))
+
+# %% [markdown]
+# **The induction of Prop. 1, step by step.** The proof adds one head at a time and shows (with
+# Lemma 1, $\mathrm{rank}\begin{bmatrix}A & B\\ 0 & C\end{bmatrix} \ge \mathrm{rank}A +
+# \mathrm{rank}C$) that the examples seen so far, against the heads built so far, gain rank
+# $r - 1$ per head. We rebuild the paper-size construction and read that rank off $Z$:
+
+# %%
+data_1 = query_context_data(T, n, d, seed=1, dtype=torch.float64)
+q1, E1 = queries(data_1).numpy(), contexts(data_1).numpy()
+weights_1 = mem.attention_weights(E1, q1, H, d, seed=0)
+Z1, _ = mem.head_outputs(E1, q1, weights_1.W)
+seen, growth = 0, []
+for h in range(H):
+    seen += len(weights_1.groups[h])
+    growth.append(int(np.linalg.matrix_rank(Z1[:seen, :(h + 1) * d])))
+print("rank of Z restricted to the first h heads and their examples:", growth)
+assert growth == [mem.rank_bound(h + 1, n) for h in range(H)]
+claims.record(paper=PAPER, ref="Proposition 1", chapter=CHAPTER, label="mem-thm-1",
+              statement="key/query weights with rank(Z) >= H(r-1)+1: each added head adds r-1 to the rank",
+              paper_value="rank grows by r-1 per head", ours=f"ranks {growth[0]}, {growth[1]}, ..., {growth[-1]} "
+              f"for h = 1..{H} (d=64, n=32)", passed=growth == [mem.rank_bound(h + 1, n) for h in range(H)])
 
 # %% [markdown]
 # The theorem covers more than that one case. The same routine, unchanged:
