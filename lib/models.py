@@ -10,7 +10,10 @@ papers use chosen in :class:`ModelConfig`:
 * residual on or off; causal or full mask; key positions nobody may attend to;
 * token inputs (one-hot or learned embedding) or vector inputs (linear or identity);
 * one-hot, learned, sinusoidal or no positional encoding;
-* read-out from the last or first position (classification) or from every position (LM).
+* read-out from the last or first position (classification) or from every position (LM);
+* optional masks (``maskable=True``) that switch off heads, query/key columns and key positions
+  per model, so models of different H, d_h and context size train as one ensemble
+  (:meth:`AttentionModel.restrict`).
 
 Conventions (row-major, batch first): the residual stream is ``h`` of shape
 ``(B, n, d_model)``; the attention score of destination (query) ``i`` on source (key)
@@ -83,6 +86,7 @@ class ModelConfig:
     readout: str = "last"
     readout_bias: bool = False
     init_std: float | None = None  # None: N(0, 1/fan_in) for every matrix
+    maskable: bool = False  # buffers that restrict heads, d_head and keys per model (see restrict)
 
     def __post_init__(self):
         for name in ("d_model", "n_out", "n_layers", "max_len"):
@@ -112,6 +116,8 @@ class ModelConfig:
             _fail("combine='mean' averages head outputs in the residual stream, so d_value must equal d_model")
         if self.d_mlp < 0:
             _fail(f"d_mlp must be >= 0, got {self.d_mlp}")
+        if self.maskable and self.qk != "factored":
+            _fail("maskable models need qk='factored' (the head-size mask acts on W_Q's columns)")
         if any(not isinstance(p, int) or not 0 <= p < self.max_len for p in self.masked_keys):
             _fail(f"masked_keys must be positions in [0, {self.max_len}), got {self.masked_keys!r}")
 
@@ -174,6 +180,9 @@ class Attention(nn.Module):
         self.W_V = nn.Parameter(torch.empty(h, d, dv))
         if config.combine == "project":
             self.W_O = nn.Parameter(torch.empty(h, dv, d))
+        if config.maskable:
+            self.register_buffer("head_mask", torch.ones(h))
+            self.register_buffer("qk_mask", torch.ones(dk))
         if config.attn_scale is not None:
             self.scale = float(config.attn_scale)
         else:
@@ -186,6 +195,8 @@ class Attention(nn.Module):
         if self.config.qk == "factored":
             q = torch.einsum("bnd,hde->bhne", queries, self.W_Q)
             k = torch.einsum("bnd,hde->bhne", h, self.W_K)
+            if self.config.maskable:
+                q = q * self.qk_mask.to(q.dtype)
             s = q @ k.transpose(-1, -2)
         else:
             s = torch.einsum("bid,hde->bhie", queries, self.W_QK) @ h.transpose(-1, -2)[:, None]
@@ -213,6 +224,8 @@ class Attention(nn.Module):
         a = self.pattern(h, allowed if rows is None else allowed[rows], None if rows is None else queries)
         # (A h) W_V: cheaper than A (h W_V) when few destinations or wide values
         z = torch.einsum("bhij,bjd,hde->bhie", a, h, self.W_V)  # (B, heads, n_query, d_value)
+        if self.config.maskable:
+            z = z * self.head_mask.to(z.dtype)[:, None, None]
         if cache is not None:
             cache[f"layers.{self.layer}.attn.pattern"] = a.detach()
             cache[f"layers.{self.layer}.attn.z"] = z.detach()
@@ -273,6 +286,8 @@ class AttentionModel(nn.Module):
             self.W_pos = nn.Parameter(torch.empty(c.max_len, c.d_model))
         elif c.positions == "sinusoidal":
             self.register_buffer("W_pos", sinusoidal_table(c.max_len, c.d_model))
+        if c.maskable:
+            self.register_buffer("key_mask", torch.ones(c.max_len))
         self.layers = nn.ModuleList(Block(c, layer) for layer in range(c.n_layers))
         if c.norm == "pre":
             self.ln_final = nn.LayerNorm(c.d_model)
@@ -371,7 +386,35 @@ class AttentionModel(nn.Module):
         for p in self.config.masked_keys:
             if p < n:
                 mask[:, p] = False
+        if self.config.maskable:
+            mask = mask & (self.key_mask[:n] > 0.5)[None, :]
         return mask
+
+    def restrict(self, n_heads: int | None = None, d_head: int | None = None,
+                 n_keys: int | None = None) -> "AttentionModel":
+        """Make this (``maskable``) model compute like a smaller one, in place: only the first
+        ``n_heads`` heads of every layer contribute, only the first ``d_head`` query/key columns
+        enter the scores, and only positions ``< n_keys`` can be attended to. The switched-off
+        weights get zero gradients, so an ensemble of restricted models trains each member as
+        its smaller model (with the same initial distribution)."""
+        if not self.config.maskable:
+            raise ValueError("restrict: build the model with ModelConfig(maskable=True)")
+        with torch.no_grad():
+            for block in self.layers:
+                attn = block.attn
+                for name, value, size in (("n_heads", n_heads, attn.head_mask.numel()),
+                                          ("d_head", d_head, attn.qk_mask.numel())):
+                    if value is not None and not 1 <= value <= size:
+                        raise ValueError(f"restrict: {name} must be in [1, {size}], got {value}")
+                if n_heads is not None:
+                    attn.head_mask.copy_((torch.arange(attn.head_mask.numel()) < n_heads).to(attn.head_mask.dtype))
+                if d_head is not None:
+                    attn.qk_mask.copy_((torch.arange(attn.qk_mask.numel()) < d_head).to(attn.qk_mask.dtype))
+            if n_keys is not None:
+                if not 1 <= n_keys <= self.config.max_len:
+                    raise ValueError(f"restrict: n_keys must be in [1, {self.config.max_len}], got {n_keys}")
+                self.key_mask.copy_((torch.arange(self.config.max_len) < n_keys).to(self.key_mask.dtype))
+        return self
 
     def forward(self, x: torch.Tensor, cache: dict | None = None) -> torch.Tensor:
         h = self.embed(x)

@@ -257,7 +257,7 @@ class Run:
     wall_s: float
     params: dict[str, torch.Tensor] = field(repr=False)
     buffers: dict[str, torch.Tensor] = field(repr=False)
-    make_model: Callable[[int], nn.Module] = field(repr=False)
+    make_model: Callable[[int], nn.Module] = field(repr=False)  # member index -> fresh module
 
     @property
     def K(self) -> int:
@@ -270,7 +270,7 @@ class Run:
     def model(self, k: int) -> nn.Module:
         """Member ``k`` as an ordinary module with its trained weights (on the CPU)."""
         first = next(iter(self.params.values()))
-        module = self.make_model(self.seeds[k]).to(first.dtype)
+        module = self.make_model(k).to(first.dtype)
         state = {n: t[k].detach().cpu() for n, t in {**self.params, **self.buffers}.items()}
         module.load_state_dict(state)
         return module
@@ -299,7 +299,9 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     """Train one model per seed, all together, and evaluate them every ``eval_every`` steps.
 
     ``model``: a :class:`ModelConfig` or a function ``seed -> nn.Module`` (e.g. one that
-    builds a model and loads a construction into its first layer).
+    builds a model and loads a construction into its first layer), or one of those per member
+    (a list as long as ``seeds``; the modules must share shapes, e.g. restricted ``maskable``
+    models of different head counts, which makes a whole sweep one ensemble).
     ``data``: a :class:`Task` (fresh batches from each member's own generator), a
     :class:`Batch` shared by all members, or one Batch per member.
     ``evals``: named evaluation sets, each a Task (one fixed sample), a Batch, or one
@@ -309,9 +311,18 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     if not seeds:
         raise ValueError("train: give at least one seed")
     K = len(seeds)
-    factory = _as_factory(model)
+    if isinstance(model, (list, tuple)):
+        if len(model) != K:
+            raise ValueError(f"train: {len(model)} models for {K} seeds")
+        factories = [_as_factory(m) for m in model]
+    else:
+        factories = [_as_factory(model)] * K
+
+    def factory(k: int) -> nn.Module:
+        return factories[k](seeds[k])
+
     device = torch.device(device) if device is not None else torch.device("cpu")
-    models = [factory(s) for s in seeds]
+    models = [factory(k) for k in range(K)]
     if dtype is not None:
         models = [m.to(dtype) for m in models]
     models = [m.to(device) for m in models]

@@ -84,3 +84,51 @@ def test_bad_training_arguments_are_rejected():
         train(MODEL, [0, 1, 2], TrainConfig(steps=1, lr=(0.1, 0.2)), TASK, progress=False)
     with pytest.raises(ValueError, match="stop_when"):
         train(MODEL, [0], TrainConfig(steps=1, stop_when=("train", "acc", 1.0)), TASK, progress=False)
+
+
+# ----------------------------------------------------------------------------- masked sweeps
+def small_and_masked(H, d_head, n, seed):
+    """A plain model with (H, d_head, n + 1 positions) and a maskable (4 heads, d_head 6,
+    9 positions) model restricted to it, holding the same weights in its active slices."""
+    from lib.experiments.memorization import model_config
+
+    small = build_model(model_config(8, n, H, d_head, n_out=5), seed=seed).double()
+    big = build_model(model_config(8, 8, 4, 6, n_out=5).replace(maskable=True), seed=seed + 100).double()
+    big.restrict(n_heads=H, d_head=d_head, n_keys=n + 1)
+    with torch.no_grad():
+        for name, p in small.named_parameters():
+            target = dict(big.named_parameters())[name]
+            target[tuple(slice(0, s) for s in p.shape)] = p
+    return small, big
+
+
+def test_restricted_model_computes_the_smaller_model():
+    torch.manual_seed(0)
+    x = torch.rand(7, 9, 8, dtype=torch.float64)
+    for H, d_head, n in [(1, 1, 1), (2, 3, 5), (4, 6, 8)]:
+        small, big = small_and_masked(H, d_head, n, seed=H)
+        assert torch.allclose(big(x), small(x[:, :n + 1]), atol=1e-12, rtol=0)
+    with pytest.raises(ValueError, match="n_heads"):
+        big.restrict(n_heads=5)
+    with pytest.raises(ValueError, match="maskable"):
+        small.restrict(n_heads=1)
+
+
+def test_a_sweep_as_one_ensemble_equals_each_point_alone():
+    """Members of different (H, d_head, n) in one pass end where each small model ends alone."""
+    from lib.tasks.memorization import query_context_data
+
+    points = [(1, 2, 3), (3, 4, 6)]
+    cfg = TrainConfig(steps=15, lr=0.01, optimizer="adam", schedule="warmup_cosine", warmup=3, batch_size=None)
+    pairs = [small_and_masked(H, dh, n, seed=i) for i, (H, dh, n) in enumerate(points)]
+    data = [query_context_data(20, n, 8, n_classes=5, seed=i, dtype=torch.float64) for i, (_, _, n) in
+            enumerate(points)]
+    padded = [type(b)(F.pad(b.x, (0, 0, 0, 9 - b.x.shape[1])), b.y) for b in data]
+    together = train([lambda s, m=big: m for _, big in pairs], [0, 1], cfg, padded, progress=False)
+    for k, ((small, big), batch) in enumerate(zip(pairs, data)):
+        alone = train(lambda s, m=small: m, [k], cfg, batch, progress=False)
+        np.testing.assert_allclose(together.train_loss[k], alone.train_loss[0], rtol=1e-9)
+        trained_big, trained_small = together.model(k), alone.model(0)
+        for name, p in trained_small.named_parameters():
+            q = dict(trained_big.named_parameters())[name]
+            torch.testing.assert_close(q[tuple(slice(0, s) for s in p.shape)], p, rtol=1e-9, atol=1e-12)

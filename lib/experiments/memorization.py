@@ -11,11 +11,13 @@ final training accuracy at a fixed number of examples T (or the training MSE, re
 
 Our deviations, kept in each result's config: weights start from N(0, 1/fan_in) (the code:
 Xavier-uniform); the default scale uses d = 16, full-batch training with lr 1e-2 and
-thousands rather than 50k-300k steps (the notes' tested reduced configuration); every grid
-point trains its seeds together as one ensemble, each seed on its own random dataset.
+thousands rather than 50k-300k steps (the notes' tested reduced configuration). All points of a
+sweep with the same T, and all their seeds, train together as one ensemble of masked models
+(:func:`train_group`); each seed has its own random dataset.
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -24,6 +26,7 @@ import torch
 from .. import scale as _scale
 from ..constructions.memorization import probe
 from ..models import ModelConfig, build_model
+from ..tasks.base import Batch
 from ..tasks.memorization import query_context_data
 from ..train import TrainConfig, train
 
@@ -113,46 +116,87 @@ SWEEPS = ("fig2a", "fig2b", "fig2c", "fig3", "fig4_heads", "fig4_context", "fig4
           "fig5_heads", "fig5_context")
 
 
-# ----------------------------------------------------------------------------- one point
-def train_point(config: dict, point: dict, *, device=None, progress: bool = True):
-    """Train one ensemble (one member per seed, each on its own dataset) at a grid point;
-    returns the :class:`~lib.train.Run` and the datasets."""
+# ----------------------------------------------------------------------------- one pass per T
+def train_group(config: dict, points: list[dict], *, device=None, progress: bool = True):
+    """Train every (point, seed) of ``points`` (all with the same T) as one ensemble.
+
+    Each member is a ``maskable`` model of the group's largest H, d_h and n, restricted to its
+    own (:meth:`~lib.models.AttentionModel.restrict`), so it trains exactly as its smaller
+    model would (``tests/test_train.py`` checks this); each seed has its own dataset, padded
+    to the largest context with keys nobody attends to. Returns the
+    :class:`~lib.train.Run` and the members as ``(point, seed, dataset)``.
+    """
+    if len({p["T"] for p in points}) != 1:
+        raise ValueError("train_group: all points of a group must share T")
     classes = config["labels"] == "classes"
-    datasets = [query_context_data(point["T"], point["n"], config["dim"], context=config["context"],
-                                   labels=config["labels"], n_classes=N_CLASSES, seed=s) for s in config["seeds"]]
-    model = model_config(config["dim"], point["n"], point["H"], point["d_h"], N_CLASSES if classes else 1)
+    H_max, d_max, n_max = (max(p[k] for p in points) for k in ("H", "d_h", "n"))
+    shape = model_config(config["dim"], n_max, H_max, d_max, N_CLASSES if classes else 1).replace(maskable=True)
+    members, factories, datasets = [], [], []
+    for point in points:
+        for seed in config["seeds"]:
+            data = query_context_data(point["T"], point["n"], config["dim"], context=config["context"],
+                                      labels=config["labels"], n_classes=N_CLASSES, seed=seed)
+            data = Batch(torch.nn.functional.pad(data.x, (0, 0, 0, n_max - point["n"])), data.y)
+            members.append((point, seed, data))
+            datasets.append(data)
+            factories.append(lambda s, p=point: build_model(shape, seed=s).restrict(p["H"], p["d_h"], p["n"] + 1))
     steps = config["steps"]
     train_cfg = TrainConfig(steps=steps, lr=config["lr"], optimizer="adam", schedule="warmup_cosine",
                             warmup=max(1, steps // 20), batch_size=config["batch_size"],
                             loss="cross_entropy" if classes else "mse", eval_every=config["eval_every"],
                             stop_when=("train", "acc", 1.0) if classes and config["early_stop"] else None)
-    run = train(model, config["seeds"], train_cfg, datasets, evals={"train": datasets}, device=device,
-                progress=progress, desc=" ".join(f"{k}={v}" for k, v in point.items()))
-    return run, datasets
+    run = train(factories, [seed for _, seed, _ in members], train_cfg, datasets, evals={"train": datasets},
+                device=device, progress=progress, desc=f"T={points[0]['T']}: {len(members)} models")
+    return run, members
 
 
-def run_point(config: dict, point: dict, *, device=None) -> dict:
+_GROUPS: dict[str, dict] = {}  # results of the last group trained, by point (see run_point)
+
+
+def run_point(config: dict, point: dict, grid: list[dict] | None = None, *, device=None) -> dict:
     """One grid point's metrics: per-seed training accuracy and memorized count (classes) or
-    training MSE (regression), and the step each seed stopped at."""
-    run, datasets = train_point(config, point, device=device)
-    out = {"wall_s": run.wall_s, "stopped_at": run.stopped_at.tolist(), "steps": run.eval_steps[-1]}
-    if config["labels"] == "classes":
-        acc = run.final("train", "acc")
-        out.update(acc=acc.tolist(), memorized=(acc * point["T"]).round().tolist(), acc_mean=float(acc.mean()))
-    else:
-        mse = run.final("train", "loss")
-        out.update(mse=mse.tolist(), mse_mean=float(mse.mean()), label_var=float(np.var(datasets[0].y.numpy())))
-    if config.get("saturation"):
-        out.update(saturation_stats(run.model(0), datasets[0]))
-    return out
+    training MSE (regression), and the step each seed stopped at.
+
+    With ``grid``, the first point of each T trains every point of the grid with that T in one
+    ensemble (:func:`train_group`) and keeps the others' results for their turn; the group's
+    wall time is counted once, at that first point.
+    """
+    key = json.dumps([config, point], sort_keys=True)
+    if key in _GROUPS:
+        return _GROUPS.pop(key)
+    group = [g for g in (grid or [point]) if g["T"] == point["T"]]
+    if point not in group:
+        group = [point]
+    run, members = train_group(config, group, device=device)
+    outputs = {}
+    for k, (p, seed, data) in enumerate(members):
+        row = outputs.setdefault(json.dumps([config, p], sort_keys=True), {"stopped_at": [], "seeds": []})
+        row["stopped_at"].append(int(run.stopped_at[k]))
+        row["seeds"].append(seed)
+        if config["labels"] == "classes":
+            row.setdefault("acc", []).append(float(run.final("train", "acc")[k]))
+        else:
+            row.setdefault("mse", []).append(float(run.final("train", "loss")[k]))
+            row["label_var"] = float(np.var(data.y.numpy()))
+        if config.get("saturation") and seed == config["seeds"][0]:
+            row.update(saturation_stats(run.model(k), data, p["H"], p["n"]))
+    for row_key, row in outputs.items():
+        p = json.loads(row_key)[1]
+        row.update(steps=run.eval_steps[-1], group_size=len(members), group_wall_s=run.wall_s)
+        if "acc" in row:
+            row.update(memorized=[round(a * p["T"]) for a in row["acc"]], acc_mean=float(np.mean(row["acc"])))
+        else:
+            row["mse_mean"] = float(np.mean(row["mse"]))
+        _GROUPS[row_key] = row
+    return _GROUPS.pop(key)
 
 
-def saturation_stats(model, batch, threshold: float = 0.99) -> dict:
+def saturation_stats(model, batch, n_heads: int, context_size: int, threshold: float = 0.99) -> dict:
     """Appendix H (Fig. 3): the query's largest softmax coefficient per (example, head), the
     fraction of saturated pairs (max > 0.99, the code's rule) and per example the number of
-    saturated heads."""
+    saturated heads (active heads and context keys only)."""
     _, theta = probe(model, batch.x)
-    top = theta.max(-1)  # (T, H)
+    top = theta[:, :n_heads, :context_size].max(-1)  # (T, H)
     saturated = top > threshold
     H = top.shape[1]
     return {"max_coefficient": np.round(top, 4).tolist(), "saturated_fraction": float(saturated.mean()),
@@ -177,7 +221,8 @@ def result(name: str, size: str | None = None, *, device=None):
     from .. import results
 
     config, grid = sweep(name, size)
-    return results.load_or_run(f"memorization_{name}", config, grid, lambda p: run_point(config, p, device=device),
+    return results.load_or_run(f"memorization_{name}", config, grid,
+                               lambda p: run_point(config, p, grid, device=device),
                                heavy=True, scale=size)
 
 
