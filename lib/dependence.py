@@ -79,10 +79,15 @@ def softmax_normalizers(model, x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def strict_accuracy(model, batch: Batch, margin: float = 1e-6) -> float:
-    """Fraction of examples whose target logit beats every other logit by more than ``margin``
-    (arg-max alone would count ties as right for the first class)."""
+def strict_correct(model, batch: Batch, margin: float = 1e-6) -> torch.Tensor:
+    """Per example: does the target logit beat every other logit by more than ``margin``?
+    (arg-max alone would count ties as right for the first class.)"""
     logits = model(batch.x).double()
     target = logits.gather(1, batch.y[:, None])
     others = logits.scatter(1, batch.y[:, None], float("-inf"))
-    return float((target[:, 0] > others.max(1).values + margin).double().mean())
+    return target[:, 0] > others.max(1).values + margin
+
+
+def strict_accuracy(model, batch: Batch, margin: float = 1e-6) -> float:
+    """Fraction of examples that are :func:`strict_correct`."""
+    return float(strict_correct(model, batch, margin).double().mean())

@@ -47,7 +47,7 @@ import torch
 from lib import claims, plots, results, scale
 from lib.constructions.depth import paper_config
 from lib.dependence import (dependence_residual, is_dependent, reasoning_toy, softmax_normalizers, strict_accuracy,
-                            template_toy)
+                            strict_correct, template_toy)
 from lib.experiments.depth import one_layer_limit_point, recipe
 from lib.models import build_model
 from lib.train import TrainConfig, train
@@ -165,9 +165,8 @@ for label, (layers, heads, attention) in {"ReLU, 1 layer, 1 head": (1, 1, "relu"
     strict = [strict_accuracy(run.model(k), toy) for k in range(len(members))]
     fits[label] = strict
     best = int(np.argmax(strict))
-    logits = run.model(best)(toy.x).double()
-    misses[label] = [qa_task.render(toy[i])[0] for i in range(4)
-                     if not logits[i, toy.y[i]] > logits[i].scatter(0, toy.y[i:i + 1], -1e300).max() + 1e-6]
+    right = strict_correct(run.model(best), toy)
+    misses[label] = [qa_task.render(toy[i])[0] for i in range(4) if not right[i]]
     print(f"{label:26s} best strict accuracy {max(strict):.2f} (trained on all 4: {max(strict[:len(seeds)]):.2f}); "
           f"best model misses {misses[label] or 'nothing'}")
 one_layer_best = max(max(v) for k, v in fits.items() if "1 layer" in k)
