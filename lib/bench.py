@@ -1,9 +1,13 @@
-"""Benchmarks. ``python -m lib.bench ensemble [--members K] [--steps S] [--device D]``
+"""Benchmarks. ``python -m lib.bench {ensemble|sweep} [--members K] [--steps S] [--device D]``
 
-Trains K models of a representative small configuration (2 layers, 2 softmax heads,
-d_model 64, index lookup with 16 positions, batch 64) for a fixed number of steps, once
-as one ensemble and once one by one through the same trainer, and prints both
-throughputs (model-steps per second) and their ratio.
+``ensemble``: trains K models of a representative small configuration (2 layers, 2 softmax
+heads, d_model 64, index lookup with 16 positions, batch 64) for a fixed number of steps, once
+as one ensemble and once one by one through the same trainer, and prints both throughputs
+(model-steps per second) and their ratio.
+
+``sweep``: one T-group of a memorization sweep (Mahdavi et al. Fig. 2a at the default or, with
+``--paper``, the paper's sizes: every H with its seeds), once as one masked ensemble and once
+as one ensemble per grid point, for ``--steps`` steps each.
 """
 from __future__ import annotations
 
@@ -49,10 +53,37 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
             "threads": torch.get_num_threads()}
 
 
+def sweep_benchmark(steps: int = 100, device=None, size: str = "default") -> dict:
+    from .experiments import memorization as X
+
+    device = pick_device(device)
+    config, grid = X.sweep("fig2a", size)
+    config = dict(config, steps=steps, early_stop=False, eval_every=steps)
+    group = [g for g in grid if g["T"] == grid[0]["T"]]
+
+    def timed(fn):
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        return time.perf_counter() - start
+
+    X.train_group(dict(config, steps=2), group[:1], device=device, progress=False)  # warm-up
+    together = timed(lambda: X.train_group(config, group, device=device, progress=False))
+    apart = timed(lambda: [X.train_group(config, [p], device=device, progress=False) for p in group])
+    members = len(group) * len(config["seeds"])
+    return {"device": device_name(device), "members": members, "points": len(group), "steps": steps,
+            "T": group[0]["T"], "one_pass_s": together, "per_point_s": apart, "ratio": apart / together,
+            "threads": torch.get_num_threads()}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["ensemble"])
+    parser.add_argument("which", choices=["ensemble", "sweep"])
+    parser.add_argument("--paper", action="store_true", help="sweep: the paper's sizes (d=64, T=10k, H up to 60)")
     parser.add_argument("--members", type=int, default=16)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--device", default=None)
@@ -62,6 +93,14 @@ def main(argv=None) -> int:
         parser.error("--members and --steps must be positive")
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.which == "sweep":
+        r = sweep_benchmark(args.steps, args.device, "paper" if args.paper else "default")
+        print(f"device: {r['device']}  (torch threads: {r['threads']})")
+        print(f"Fig. 2a group T={r['T']}: {r['points']} points, {r['members']} models, {r['steps']} steps")
+        print(f"  one masked ensemble   : {r['one_pass_s']:.2f} s")
+        print(f"  one ensemble per point: {r['per_point_s']:.2f} s")
+        print(f"  ratio                 : {r['ratio']:.1f}x")
+        return 0
     r = ensemble_benchmark(args.members, args.steps, args.device)
     print(f"device: {r['device']}  (torch threads: {r['threads']})")
     print(f"K={r['members']} models x {r['steps']} steps")

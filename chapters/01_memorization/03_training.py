@@ -71,12 +71,15 @@ PAPER = "mahdavi2024"
 # | $H$ sweep (Fig. 2a) | 1-60, $n = 32$, $T$ = 10k-40k | 1-8, $n = 8$, $T$ = 200, 400 |
 # | $n$ sweep (Fig. 2b) | 1-60, $H = 20$, $T$ = 6k-18k | 1-12, $H = 4$, $T$ = 200, 400 |
 # | $d_h$ sweep (Fig. 2c) | 10-64, $H = 30$, $n = 32$, $T$ = 10k-20k | 1-16, $H = 4$, $n = 8$, $T$ = 200 |
-# | optimizer | Adam, lr $10^{-3}$, batch 256, 50k-300k steps | Adam, lr $10^{-2}$, full batch, 1k-5k steps |
+# | optimizer | Adam, lr $10^{-3}$, batch 256, 50k-300k steps | Adam, lr $10^{-2}$, full batch, 2k-5k steps |
 # | initialization | Xavier uniform | $N(0, 1/\text{fan-in})$ |
-# | seeds | 1 in `reproduce.sh` (6 in the authors' runs) | 3, each with its own dataset |
+# | seeds | 1 in `reproduce.sh` (6 in the authors' runs) | 4, each with its own dataset |
 #
-# Each grid point trains its seeds together as one ensemble through the course's trainer; the
-# results live in `data/memorization_*.json` with their provenance. The paper-scale grids are
+# All points of a sweep that share $T$, with all their seeds, train together as **one ensemble**
+# through the course's trainer: every member is the largest model of the sweep with masks that
+# switch off the heads, query/key columns and context positions it does not have, which makes it
+# train exactly as its smaller model would (a test checks this). The results live in
+# `data/memorization_*.json` with their provenance. The paper-scale grids are
 # defined in `lib.experiments.memorization.sweep` but need about 3 V100-days per seed;
 # they have not been run for this book, so every figure below is at the scale it states.
 
@@ -306,22 +309,34 @@ for ax, (name, key) in zip(axes, (("fig5_heads", "H"), ("fig5_context", "n"))):
 plt.tight_layout()
 plt.show()
 
+# %% [markdown]
+# Once a run has fitted its labels the training MSE sits at a floor set by float32 and the
+# optimizer ($10^{-14}$ to $10^{-6}$), and the order of runs on that floor is noise, which the
+# log scale magnifies (the paper's caption warns of the same). So the check counts an MSE below
+# $10^{-4}$ times the label variance (an RMS error under 1% of the labels' spread) as fitted, and
+# compares the median seed.
+
 # %%
-xs_h, by_T = mse_means["fig5_heads"]
-drop = {g: m[0] / m[-1] for g, m in by_T.items()}
-decreasing = all(np.all(np.diff(np.log10(m)) <= 0.3) for m in by_T.values())
-print("MSE at the smallest H / at the largest H:", {g: f"{v:.0f}x" for g, v in drop.items()})
-fig5_ok = decreasing and min(drop.values()) >= 10
+xs_h, _ = mse_means["fig5_heads"]
 label_var = results["fig5_heads"].points[0]["result"]["label_var"]
-below_mean = all(m[-1] < label_var for m in by_T.values())  # better than predicting the mean label
-print(f"MSE at the largest H below the label variance ({label_var:.3f}): {below_mean}")
-# At smoke scale (400 full-batch steps, T = 40) regression is too noisy to show the H trend: some
-# seeds sit at the label variance for a while. There we assert only that the layer learned.
+floor = 1e-4 * label_var
+drop, decreasing = {}, True
+for name, key in (("fig5_heads", "H"), ("fig5_context", "n")):
+    _, per_seed = sweep_values(results[name], key, "mse")
+    median = {g: np.median(np.maximum(a, floor), axis=1) for g, a in per_seed.items()}
+    decreasing &= all(np.all(np.diff(np.log10(m)) <= 0.3) for m in median.values())
+    drop.update({f"{key}, {g}": m[0] / m[-1] for g, m in median.items()})
+    print(f"median MSE by {key} (fitted = floor):", {g: [f"{v:.1e}" for v in m] for g, m in median.items()})
+print("median MSE at the smallest / the largest value:", {g: f"{v:.0f}x" for g, v in drop.items()})
+fig5_ok = decreasing and min(drop.values()) >= 10
+below_mean = min(drop.values()) > 1  # the largest H (or n) does better than the smallest
+# At smoke scale (400 full-batch steps, T = 40) regression is too noisy to show the trend: some
+# seeds sit at the label variance for a while. There we assert only the direction.
 assert fig5_ok or (scale.current() == "smoke" and below_mean)
 claims.record(paper=PAPER, ref="Figure 5", chapter=CHAPTER, label="mem-fig5",
               statement="regression: training MSE falls with H and with n", paper_value="monotone trends",
-              ours="MSE falls " + ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items()) + f" from H={xs_h[0]} to "
-              f"H={xs_h[-1]}", passed=fig5_ok,
+              ours="median MSE falls " + ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())
+              + " from the smallest to the largest value", passed=fig5_ok,
               substitute=None if results["fig5_heads"].scale == "paper" else "reduced scale")
 
 # %% [markdown]
@@ -354,6 +369,7 @@ summary = paper_vs_ours([
                        f"{r['examples with a non-saturated head']:.0%}" for r in sat_rows)},
     {"quantity": "Fig. 4: per-example contexts memorize more", "paper": "yes (suggests H(d-1)+1)",
      "ours": "yes" if fig4_ok else "no"},
-    {"quantity": "Fig. 5: MSE falls with H", "paper": "yes", "ours": ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())},
+    {"quantity": "Fig. 5: MSE falls with H and n", "paper": "yes",
+     "ours": ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())},
 ])
 summary
