@@ -31,14 +31,17 @@ unit: install
 notebooks: install
 	ABC_SCALE=$${ABC_SCALE:-smoke} $(BIN)/python -m pytest --nbmake chapters -q
 
-# The execution cache is keyed on the notebooks' code only; lib/ changes must invalidate it.
-_build/.lib-hash: $(shell find lib -name '*.py' 2>/dev/null)
-	rm -rf _build/.jupyter_cache
-	mkdir -p _build && cat $^ | sha256sum > $@
+# The execution cache is keyed on the notebooks' code only: a change to lib/ or to the scale must
+# empty it, or the book would show outputs computed by other code or at another scale.
+EXEC_KEY = $(shell { cat $$(find lib -name '*.py' | sort) 2>/dev/null; echo "scale=$(SCALE)"; } | sha256sum | cut -c1-16)
 
 # --all: Sphinx re-reads every page, so the report card (always executed) sees the claims the
 # chapters wrote in this build; unchanged chapters still come from the execution cache.
-book: install _build/.lib-hash
+book: install
+	@mkdir -p _build
+	@if [ "$$(cat _build/.exec-key 2>/dev/null)" != "$(EXEC_KEY)" ]; then \
+		echo "lib or scale changed: clearing the execution cache"; rm -rf _build/.jupyter_cache; \
+		echo "$(EXEC_KEY)" > _build/.exec-key; fi
 	ABC_SCALE=$(SCALE) $(BIN)/jupyter-book build . --all -W -n --keep-going
 
 book-smoke:
