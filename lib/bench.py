@@ -26,6 +26,17 @@ from .tasks import IndexLookup  # noqa: E402
 from .train import TrainConfig, train  # noqa: E402
 
 
+def _timed(device, fn) -> float:
+    """Wall time of ``fn()``, synchronising a GPU before and after."""
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    fn()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    return time.perf_counter() - start
+
+
 def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_size: int = 64) -> dict:
     device = pick_device(device)
     task = IndexLookup(n_symbols=16, length=16)
@@ -36,13 +47,7 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
     train(model, seeds[:2], TrainConfig(steps=3, batch_size=batch_size), task, device=device, progress=False)  # warm-up
 
     def timed(fn):
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        fn()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        return time.perf_counter() - start
+        return _timed(device, fn)
 
     together = timed(lambda: train(model, seeds, config, task, device=device, progress=False))
     alone = timed(lambda: [train(model, [s], config, task, device=device, progress=False) for s in seeds])
@@ -61,18 +66,9 @@ def sweep_benchmark(steps: int = 100, device=None, size: str = "default") -> dic
     config = dict(config, steps=steps, early_stop=False, eval_every=steps)
     group = [g for g in grid if g["T"] == grid[0]["T"]]
 
-    def timed(fn):
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        fn()
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-        return time.perf_counter() - start
-
     X.train_group(dict(config, steps=2), group[:1], device=device, progress=False)  # warm-up
-    together = timed(lambda: X.train_group(config, group, device=device, progress=False))
-    apart = timed(lambda: [X.train_group(config, [p], device=device, progress=False) for p in group])
+    together = _timed(device, lambda: X.train_group(config, group, device=device, progress=False))
+    apart = _timed(device, lambda: [X.train_group(config, [p], device=device, progress=False) for p in group])
     members = len(group) * len(config["seeds"])
     return {"device": device_name(device), "members": members, "points": len(group), "steps": steps,
             "T": group[0]["T"], "one_pass_s": together, "per_point_s": apart, "ratio": apart / together,

@@ -141,20 +141,9 @@ reports = {name: A.layer_report(states, query=0, trials=TRIALS) for name, states
 PAPER_TABLE_1 = {"Embedding": (False, False, True), "Random Attention (+skip)": (False, True, True),
                  "Random ViT, block 1": (False, True, True), "Trained ViT (ours), block 1": (False, True, True)}
 
-
-def mark(ok):
-    return "✓" if ok else "×"
-
-
-table_1 = pd.DataFrame({
-    name: {"Gen. Pos. (ours)": f"{mark(r['holds']['general_position'])} {r['general_position']:.2f}",
-           "Gen. Pos. (paper)": mark(PAPER_TABLE_1[name][0]),
-           "Asm. 1 (ours)": f"{mark(r['holds']['assumption_1'])} {r['assumption_1']:.2f}",
-           "Asm. 1 (paper)": mark(PAPER_TABLE_1[name][1]),
-           "Asm. 2 (ours)": f"{mark(r['holds']['assumption_2'])} {r['assumption_2']:.2f}",
-           "Asm. 2 (paper)": mark(PAPER_TABLE_1[name][2]),
-           "Asm. 3 (ours)": f"{mark(r['holds']['assumption_3'])} {r['assumption_3']:.2f}"}
-    for name, r in reports.items()}).T
+table_1 = A.verdict_table(reports, PAPER_TABLE_1)
+table_1["Asm. 3 (ours)"] = [f"{'✓' if r['holds']['assumption_3'] else '×'} {r['assumption_3']:.2f}"
+                           for r in reports.values()]
 table_1
 
 # %% [markdown]
@@ -178,8 +167,7 @@ pd.DataFrame({name: {"Asm. 1, official (ImageNet, ViT-base)": OFFICIAL[name][0],
 # after one layer, Assumption 2 holds throughout.
 
 # %%
-agree = {name: (r["holds"]["general_position"], r["holds"]["assumption_1"], r["holds"]["assumption_2"])
-         == PAPER_TABLE_1[name] for name, r in reports.items()}
+agree = {name: same for name, (_, same) in A.agreement(reports, PAPER_TABLE_1).items()}
 print("rows matching the paper's pattern:", agree)
 table_1_ok = all(agree.values())
 assert table_1_ok
@@ -261,19 +249,11 @@ PAPER_TABLE_3 = {  # (Gen. Pos., Asm. 1, Asm. 2) of the paper's Table 3
     ("BERT-like", "Random", "L0"): (False, False, True), ("BERT-like", "Random", "L1"): (False, False, True),
     ("BERT-like", "Trained", "L0"): (False, False, True), ("BERT-like", "Trained", "L1"): (False, False, True),
 }
-table_3 = pd.DataFrame({
-    key: {"Gen. Pos.": f"{mark(r['holds']['general_position'])} {r['general_position']:.2f}",
-          "paper": mark(PAPER_TABLE_3[key][0]),
-          "Asm. 1": f"{mark(r['holds']['assumption_1'])} {r['assumption_1']:.2f}",
-          "paper ": mark(PAPER_TABLE_3[key][1]),
-          "Asm. 2": f"{mark(r['holds']['assumption_2'])} {r['assumption_2']:.2f}",
-          "paper  ": mark(PAPER_TABLE_3[key][2])}
-    for key, r in lm_reports.items()}).T
+table_3 = A.verdict_table(lm_reports, PAPER_TABLE_3)
 table_3
 
 # %%
-cells = {key: (r["holds"]["general_position"], r["holds"]["assumption_1"], r["holds"]["assumption_2"])
-         for key, r in lm_reports.items()}
+cells = {key: verdicts for key, (verdicts, _) in A.agreement(lm_reports, PAPER_TABLE_3).items()}
 matches = sum(a == b for key in cells for a, b in zip(cells[key], PAPER_TABLE_3[key]))
 core = (all(not cells[k][1] for k in cells if k[2] == "L0")  # Asm. 1 fails at every embedding
         and cells[("GPT-like", "Random", "L1")][1] and cells[("GPT-like", "Trained", "L1")][1])  # GPT L1 holds

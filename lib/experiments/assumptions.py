@@ -143,3 +143,32 @@ def train_classifier(config: ModelConfig, data: Batch, steps: int, seed: int = 0
     cfg = TrainConfig(steps=steps, lr=lr, optimizer="adamw", weight_decay=0.01, schedule="warmup_cosine",
                       warmup=max(1, steps // 20), batch_size=batch_size, eval_every=max(1, steps // 5))
     return train(config, [seed], cfg, data, evals={"train": data[:2048]}, progress=progress, desc="train")
+
+
+TESTS = (("general_position", "Gen. Pos."), ("assumption_1", "Asm. 1"), ("assumption_2", "Asm. 2"))
+
+
+def verdict_table(reports: dict, paper: dict):
+    """Ours beside the paper: for each layer (key of ``reports``) and each test, our verdict with
+    its pass rate and the paper's verdict (``paper[key]`` = (Gen. Pos., Asm. 1, Asm. 2))."""
+    import pandas as pd
+
+    def mark(ok):
+        return "✓" if ok else "×"
+
+    rows = {}
+    for key, r in reports.items():
+        row = {}
+        for i, (test, label) in enumerate(TESTS):
+            row[f"{label} (ours)"] = f"{mark(r['holds'][test])} {r[test]:.2f}"
+            row[f"{label} (paper)"] = mark(paper[key][i])
+        rows[key] = row
+    return pd.DataFrame(rows).T
+
+
+def agreement(reports: dict, paper: dict) -> dict:
+    """Per layer, the tuple of our verdicts (Gen. Pos., Asm. 1, Asm. 2) and whether it equals
+    the paper's."""
+    ours = {key: tuple(r["holds"][test] for test, _ in TESTS) for key, r in reports.items()}
+    return {key: (v, v == tuple(paper[key])) for key, v in ours.items()}
+
