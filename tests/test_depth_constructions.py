@@ -66,3 +66,14 @@ def test_softmax_theorem_5_is_exact_at_every_temperature():
     task = TemplateMatching(6, 4)
     for beta in (0.01, 1.0, 100.0):
         assert accuracy(template_matching_softmax(task, beta), task.enumerate()) == 1.0
+
+
+def test_softmax_theorem_6_is_exact_once_sharp():
+    from lib.constructions.depth_softmax import in_context_template_matching_softmax
+
+    small = InContextTemplateMatching(3, 2, 2, 2)
+    data = small.enumerate()
+    assert accuracy(in_context_template_matching_softmax(small, 10.0), data) == 1.0
+    assert accuracy(in_context_template_matching_softmax(small, 1.0), data) < 1.0  # too soft: layers 1-2 blur
+    mid = InContextTemplateMatching(4, 3, 3, 3)
+    assert accuracy(in_context_template_matching_softmax(mid, 10.0), mid.sample(2000, seed=1)) == 1.0
