@@ -22,9 +22,13 @@ def use_style() -> None:
                          "savefig.bbox": "tight"})
 
 
-def stamp(ax, text: str) -> None:
-    """Write a provenance line (scale, device, code version) under the axes."""
-    ax.annotate(text, xy=(0, -0.22), xycoords="axes fraction", fontsize=7, color="0.4", ha="left", va="top")
+def stamp(ax, text: str, width: int = 60) -> None:
+    """Write a provenance line (scale, device, code version) under the axes, wrapped at
+    ``width`` characters so that stamps of side-by-side panels do not run into each other."""
+    import textwrap
+
+    ax.annotate("\n".join(textwrap.wrap(text, width)), xy=(0, -0.22), xycoords="axes fraction", fontsize=7,
+                color="0.4", ha="left", va="top")
 
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
@@ -70,6 +74,7 @@ def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlab
             ax.fill_between(x, lo, mean + sd, color=color, alpha=0.2, linewidth=0)
     if chance is not None:
         ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
+    ax.set_xticks(list(x))
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
