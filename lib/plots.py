@@ -31,24 +31,26 @@ def stamp(ax, text: str, width: int = 60) -> None:
                 color="0.4", ha="left", va="top")
 
 
-def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
-           xlabel: str = "training step", title: str | None = None, band: str = "sd", chance: float | None = None):
-    """Mean curve with a band over seeds for each group.
-
-    ``values`` maps a group label (e.g. ``"1 layer"``) to an array ``(seeds, len(steps))``.
-    ``band`` is ``"sd"`` (mean +- one standard deviation), ``"minmax"`` or ``"none"``.
-    """
-    ax = ax or plt.subplots()[1]
+def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd", marker: str | None = None,
+                    logy: bool = False, xlabel: str = "", ylabel: str = "", title: str | None = None,
+                    chance: float | None = None):
+    """The one drawing routine behind :func:`curves` and :func:`sweep`: for each group, the mean
+    over seeds and a band (``"sd"``: +- one standard deviation, ``"minmax"``, ``"none"``).
+    ``values`` maps a group label to an array ``(seeds, len(x))``."""
     colors = sns.color_palette(PALETTE, len(values))
     for color, (label, arr) in zip(colors, values.items()):
         arr = np.atleast_2d(np.asarray(arr, dtype=float))
         mean = arr.mean(0)
-        ax.plot(steps, mean, color=color, label=f"{label} (n={arr.shape[0]})")
+        ax.plot(x, mean, color=color, marker=marker, markersize=3, label=f"{label} ({arr.shape[0]} seeds)")
         if band != "none" and arr.shape[0] > 1:
             lo, hi = ((mean - arr.std(0), mean + arr.std(0)) if band == "sd" else (arr.min(0), arr.max(0)))
-            ax.fill_between(steps, lo, hi, color=color, alpha=0.2, linewidth=0)
+            if logy:
+                lo = np.maximum(lo, mean * 1e-3)  # a band below zero has no log
+            ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
     if chance is not None:
         ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
+    if logy:
+        ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
@@ -57,31 +59,28 @@ def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None,
     return ax
 
 
+def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
+           xlabel: str = "training step", title: str | None = None, band: str = "sd", chance: float | None = None):
+    """Mean curve with a band over seeds for each group, against training steps.
+
+    ``values`` maps a group label (e.g. ``"1 layer"``) to an array ``(seeds, len(steps))``.
+    ``band`` is ``"sd"`` (mean +- one standard deviation), ``"minmax"`` or ``"none"``.
+    """
+    return _mean_with_band(ax or plt.subplots()[1], steps, values, band=band, xlabel=xlabel, ylabel=ylabel,
+                           title=title, chance=chance)
+
+
 def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlabel: str = "", ylabel: str = "",
           title: str | None = None, logy: bool = False, chance: float | None = None):
     """Mean over seeds with a +-1 sd band against a swept variable, one line per group.
 
-    ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)``.
+    ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)`` (as
+    :func:`sweep_values` returns it).
     """
     ax = ax or plt.subplots()[1]
-    colors = sns.color_palette(PALETTE, len(values))
-    for color, (label, arr) in zip(colors, values.items()):
-        arr = np.asarray(arr, dtype=float).reshape(len(x), -1)
-        mean, sd = arr.mean(1), arr.std(1)
-        ax.plot(x, mean, marker="o", markersize=3, color=color, label=f"{label} ({arr.shape[1]} seeds)")
-        if arr.shape[1] > 1:
-            lo = np.maximum(mean - sd, mean * 1e-3) if logy else mean - sd
-            ax.fill_between(x, lo, mean + sd, color=color, alpha=0.2, linewidth=0)
-    if chance is not None:
-        ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
+    values = {label: np.asarray(arr, dtype=float).reshape(len(x), -1).T for label, arr in values.items()}
+    _mean_with_band(ax, x, values, marker="o", logy=logy, xlabel=xlabel, ylabel=ylabel, title=title, chance=chance)
     ax.set_xticks(list(x))
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    if title:
-        ax.set_title(title)
-    ax.legend(fontsize="small", frameon=False)
     return ax
 
 

@@ -379,13 +379,12 @@ claims.record(paper=PAPER, ref="Lemmas 3-4", chapter=CHAPTER, label="mem-lemmas"
 # try many random weight matrices at three scales, shared and per-example contexts:
 
 # %%
-def random_ranks(batch, H, scale, draws, seed=0, d_head=None):
+def random_ranks(batch, H, scale, draws, seed=0):
     q, E = queries(batch).double().numpy(), contexts(batch).double().numpy()
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(draws):
-        W_K = rng.standard_normal((H, q.shape[1], d_head or q.shape[1])) * scale
-        W_Q = rng.standard_normal((H, q.shape[1], d_head or q.shape[1])) * scale
+        W_K, W_Q = rng.standard_normal((2, H, q.shape[1], q.shape[1])) * scale
         Z, _ = mem.head_outputs(E, q, np.einsum("hdk,hek->hde", W_K, W_Q) / q.shape[1])
         out.append(np.linalg.matrix_rank(Z))
     return np.array(out)

@@ -141,9 +141,7 @@ reports = {name: A.layer_report(states, query=0, trials=TRIALS) for name, states
 PAPER_TABLE_1 = {"Embedding": (False, False, True), "Random Attention (+skip)": (False, True, True),
                  "Random ViT, block 1": (False, True, True), "Trained ViT (ours), block 1": (False, True, True)}
 
-table_1 = A.verdict_table(reports, PAPER_TABLE_1)
-table_1["Asm. 3 (ours)"] = [f"{'✓' if r['holds']['assumption_3'] else '×'} {r['assumption_3']:.2f}"
-                           for r in reports.values()]
+table_1 = A.verdict_table(reports, PAPER_TABLE_1, assumption_3=True)
 table_1
 
 # %% [markdown]

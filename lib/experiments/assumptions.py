@@ -148,9 +148,10 @@ def train_classifier(config: ModelConfig, data: Batch, steps: int, seed: int = 0
 TESTS = (("general_position", "Gen. Pos."), ("assumption_1", "Asm. 1"), ("assumption_2", "Asm. 2"))
 
 
-def verdict_table(reports: dict, paper: dict):
+def verdict_table(reports: dict, paper: dict, assumption_3: bool = False):
     """Ours beside the paper: for each layer (key of ``reports``) and each test, our verdict with
-    its pass rate and the paper's verdict (``paper[key]`` = (Gen. Pos., Asm. 1, Asm. 2))."""
+    its pass rate and the paper's verdict (``paper[key]`` = (Gen. Pos., Asm. 1, Asm. 2)); with
+    ``assumption_3``, also our Assumption 3 (the paper's tables do not list it)."""
     import pandas as pd
 
     def mark(ok):
@@ -162,6 +163,8 @@ def verdict_table(reports: dict, paper: dict):
         for i, (test, label) in enumerate(TESTS):
             row[f"{label} (ours)"] = f"{mark(r['holds'][test])} {r[test]:.2f}"
             row[f"{label} (paper)"] = mark(paper[key][i])
+        if assumption_3:
+            row["Asm. 3 (ours)"] = f"{mark(r['holds']['assumption_3'])} {r['assumption_3']:.2f}"
         rows[key] = row
     return pd.DataFrame(rows).T
 
