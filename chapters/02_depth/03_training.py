@@ -399,8 +399,10 @@ for ax, point in zip(axes[0], by_k.points):
     runs, args = point["result"], point["point"]["task_args"]
     plots.curves(next(iter(runs.values()))["steps"],
                  {label([int(h) for h in key.split("x")]): np.array(v["acc"]) for key, v in runs.items()}, ax=ax,
-                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"])
-plots.stamp(axes[0, 0], by_k.label())
+                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"], band="minmax")
+    ax.get_legend().remove()
+fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="center left", bbox_to_anchor=(1.0, 0.55), frameon=False)
+plots.stamp(axes[0, 0], by_k.label() + " · bands: min-max over seeds")
 plt.tight_layout()
 plt.show()
 
@@ -501,9 +503,10 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
     if lk is not None:
         run5 = lk.points[0]["result"]["1x1x10"]
         acc5 = np.array(run5["acc"])
-        fig, ax = plt.subplots(figsize=(5, 3.4))
-        plots.curves(run5["steps"], {"3 layers [1, 1, 10]": acc5}, ax=ax, title="IC-TM, l=5, k=4", chance=1 / 4)
-        plots.stamp(ax, lk.label())
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        plots.curves(run5["steps"], {"3 layers [1, 1, 10]": acc5}, ax=ax, title="IC-TM, l=5, k=4", chance=1 / 4,
+                     band="minmax")
+        plots.stamp(ax, lk.label() + " · band: min-max over seeds")
         plt.show()
         print("final accuracy per seed:", acc5[:, -1].round(3))
         claims.record(paper="chen2024", ref="Figure 7 (l=5, k=4)", chapter=CHAPTER, label="depth-fig7-k",
