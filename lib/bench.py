@@ -46,11 +46,8 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
     seeds = list(range(members))
     train(model, seeds[:2], TrainConfig(steps=3, batch_size=batch_size), task, device=device, progress=False)  # warm-up
 
-    def timed(fn):
-        return _timed(device, fn)
-
-    together = timed(lambda: train(model, seeds, config, task, device=device, progress=False))
-    alone = timed(lambda: [train(model, [s], config, task, device=device, progress=False) for s in seeds])
+    together = _timed(device, lambda: train(model, seeds, config, task, device=device, progress=False))
+    alone = _timed(device, lambda: [train(model, [s], config, task, device=device, progress=False) for s in seeds])
     return {"device": device_name(device), "members": members, "steps": steps,
             "ensemble_model_steps_per_s": members * steps / together,
             "one_by_one_model_steps_per_s": members * steps / alone,

@@ -407,8 +407,8 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# Per architecture and $k$: the final accuracy (mean over seeds), how many seeds end above 0.95,
-# and the mean accuracy over training, our measure of speed.
+# Per architecture and $k$: the final accuracy (mean over seeds), how many seeds end above 0.95
+# (of three at the default scale), and the mean accuracy over training, our measure of speed.
 
 # %%
 rows7 = []
@@ -416,7 +416,8 @@ for point in by_k.points:
     for key, v in point["result"].items():
         acc = np.array(v["acc"])
         rows7.append({"k": point["point"]["task_args"]["k"], "arch": f"[{key.replace('x', ', ')}]",
-                      "final": acc[:, -1].mean(), "seeds >= 0.95": f"{(acc[:, -1] >= 0.95).sum()}/{len(acc)}",
+                      "final": acc[:, -1].mean(), "seeds": len(acc),
+                      "seeds >= 0.95": int((acc[:, -1] >= 0.95).sum()),
                       "mean over training": acc.mean()})
 table7 = pd.DataFrame(rows7)
 speed7 = table7.pivot(index="arch", columns="k", values="mean over training")
@@ -425,14 +426,8 @@ pd.concat({"final accuracy": table7.pivot(index="arch", columns="k", values="fin
            "mean over training": speed7}, axis=1).round(3)
 
 # %%
-def learned(frame):
-    """k values at which some architecture of 3+ layers ends above 0.95 in most seeds."""
-    ok = frame[frame["seeds >= 0.95"].map(lambda s: int(s.split("/")[0]) * 2 > int(s.split("/")[1]))]
-    return sorted(set(ok["k"]))
-
-
 ks = sorted(set(table7["k"]))
-solved = learned(table7)
+solved = sorted(set(table7[table7["seeds >= 0.95"] * 2 > table7["seeds"]]["k"]))  # most seeds of some arch
 one, many = "[1, 1, 1]", f"[1, 1, {2 * l7}]"
 print("k solved by some architecture:", solved)
 claims.record(paper="chen2024", ref="Figure 7 (several k)", chapter=CHAPTER, label="depth-fig7-k",

@@ -174,4 +174,3 @@ def agreement(reports: dict, paper: dict) -> dict:
     the paper's."""
     ours = {key: tuple(r["holds"][test] for test, _ in TESTS) for key, r in reports.items()}
     return {key: (v, v == tuple(paper[key])) for key, v in ours.items()}
-
