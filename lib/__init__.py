@@ -1,15 +1,26 @@
 """Attention by Construction: the library behind the book.
 
-Modules (each small, each reused by every chapter):
+Shared infrastructure at the top (each small, each reused by every chapter):
 
-- :mod:`lib.scale`         the three sizes of every experiment (smoke, default, paper)
-- :mod:`lib.tasks`         deterministic task generators with vocabularies and splits
-- :mod:`lib.models`        one configurable attention stack, weights readable/settable by name
-- :mod:`lib.constructions` closed-form weights loaded into that same stack
-- :mod:`lib.train`         one trainer for ensembles of K models in a single batched pass
-- :mod:`lib.results`       the results store under ``data/`` with provenance
-- :mod:`lib.claims`        the report card: each checked claim with a computed verdict
-- :mod:`lib.plots`         one figure style and the recurring plots
+- :mod:`lib.scale`          the three sizes of every experiment (smoke, default, paper)
+- :mod:`lib.runtime`        device choice, seeding, the one setup call of every notebook
+- :mod:`lib.train`          one trainer for ensembles of K models in a single batched pass
+- :mod:`lib.results`        the results store under ``data/`` with provenance, named sweeps, verify
+- :mod:`lib.claims`         the report card: each checked claim with a computed verdict
+- :mod:`lib.plots`          one figure style and the recurring plots
+- :mod:`lib.bench`          throughput benchmarks of the trainer
+
+Families, shared by every paper:
+
+- :mod:`lib.models`         model families behind one interface (attention stack, MLP), ``build_model``
+- :mod:`lib.tasks`          task generators by family (retrieval, templates, random labels)
+- :mod:`lib.constructions`  reusable construction pieces (weight builder, copy/match/parse blocks)
+
+One package per paper, imported only when asked for (keys as in :data:`lib.claims.PAPERS`):
+
+- :mod:`lib.papers.course`       chapter 0's sweep
+- :mod:`lib.papers.mahdavi2024`  memorization capacity of one multi-head attention layer
+- :mod:`lib.papers.chen2024`     what 1, 2 and 3 attention layers can do
 """
 from __future__ import annotations
 

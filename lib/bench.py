@@ -20,7 +20,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import torch  # noqa: E402
 
-from .models import ModelConfig  # noqa: E402
+from .models import AttentionConfig  # noqa: E402
 from .runtime import device_name, pick_device  # noqa: E402
 from .tasks import IndexLookup  # noqa: E402
 from .train import TrainConfig, train  # noqa: E402
@@ -40,7 +40,7 @@ def _timed(device, fn) -> float:
 def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_size: int = 64) -> dict:
     device = pick_device(device)
     task = IndexLookup(n_symbols=16, length=16)
-    model = ModelConfig(d_model=64, n_out=task.n_classes, n_layers=2, n_heads=2, vocab_size=len(task.vocab),
+    model = AttentionConfig(d_model=64, n_out=task.n_classes, n_layers=2, n_heads=2, vocab_size=len(task.vocab),
                         positions="learned", max_len=task.seq_len)
     config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
     seeds = list(range(members))
@@ -56,10 +56,11 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
 
 
 def sweep_benchmark(steps: int = 100, device=None, size: str = "default") -> dict:
-    from .experiments import memorization as X
+    from .papers.mahdavi2024 import training as X
+    from .papers.mahdavi2024.sweeps import sweep
 
     device = pick_device(device)
-    config, grid = X.sweep("fig2a", size)
+    config, grid = sweep("fig2a", size)
     config = dict(config, steps=steps, early_stop=False, eval_every=steps)
     group = [g for g in grid if g["T"] == grid[0]["T"]]
 

@@ -10,7 +10,8 @@ The verdict is never typed in: it follows from the check's own outcome,
 * ``not reproduced``  the check failed.
 
 Claims are stored per chapter and scale in ``data/claims/<chapter>.<scale>.json``; the
-report card shows, for each claim, the record from the largest scale that has run.
+report card shows, for each claim, the record from the largest scale that has run. A chapter
+records through a :class:`Recorder` bound to its paper and chapter.
 """
 from __future__ import annotations
 
@@ -80,6 +81,34 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     os.replace(tmp, path)
     print(f"[claim] {paper} {ref}: {claim.verdict} (ours: {claim.ours}; paper: {claim.paper_value}; scale {scale})")
     return claim
+
+
+class Recorder:
+    """:func:`record` bound to one paper and chapter: ``record = Recorder("chen2024", CHAPTER)``,
+    then ``record(ref=..., label=..., statement=..., paper_value=..., ours=..., passed=...)``.
+
+    ``reduced="..."`` names a substitution that holds only below the paper's scale (reduced
+    sizes, a CPU budget): it applies unless the evidence, ``result`` (a
+    :class:`lib.results.Result`) or else the current scale, is at the ``paper`` scale.
+    ``substitute="..."`` applies at every scale (other data, a model trained here). Returns
+    nothing, so a notebook cell that ends with a record prints only the one-line report.
+    """
+
+    def __init__(self, paper: str, chapter: str):
+        if paper not in PAPERS:
+            raise ValueError(f"claims.Recorder: unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+        self.paper, self.chapter = paper, chapter
+
+    def __call__(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
+                 partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
+                 note: str = "", scale: str | None = None) -> None:
+        if substitute and reduced:
+            raise ValueError("claims.Recorder: give substitute= or reduced=, not both")
+        if reduced:
+            evidence = result.scale if result is not None else (scale or _scale.current())
+            substitute = None if evidence == "paper" else reduced
+        record(paper=self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
+               chapter=self.chapter, label=label, partly=partly, substitute=substitute, note=note, scale=scale)
 
 
 def collect(directory: Path | None = None) -> list[Claim]:

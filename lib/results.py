@@ -1,18 +1,25 @@
 """The results store under ``data/``: every experiment's numbers with their provenance.
 
 An experiment is a name, a config (any JSON-able dict, seeds included) and a grid of
-points; running it calls ``run_point(point)`` for each point and keeps what it returns
-(JSON-able metrics and small arrays). Results live in one file per experiment and scale,
-``data/<name>.<scale>.json``, rewritten atomically after every point, so an interrupted
-sweep resumes where it stopped and loses at most the point in progress.
+points; running it calls ``run_point(point)`` for each point (or ``run_group(points)`` for
+points that train together) and keeps what it returns (JSON-able metrics and small arrays).
+Results live in one file per experiment and scale, ``data/<name>.<scale>.json``, rewritten
+atomically after every point, so an interrupted sweep resumes where it stopped and loses at
+most the point in progress. Each paper names its experiments as :class:`Sweep` objects in
+``lib/papers/<key>/sweeps.py``; ``python -m lib.papers.<key> SCALE NAME`` runs one.
 
-Provenance recorded with each file: config, seeds, scale, git commit (and whether the
-tree was dirty), a hash of the ``lib`` sources the process had imported, their file
-list, torch and Python versions, the device, the date and the wall time of every point.
-``python -m lib.results check`` lists results whose code hash no longer matches ``lib``.
+Provenance recorded with each file: config, seeds, scale, git commit (and whether the tree was
+dirty), the ``lib`` files that the computing code runs (:func:`lib_closure`: read from the
+sources, so a change to one paper never touches another's results) and their hash, torch and
+Python versions, the device, the date and the wall time of every point.
+
+``python -m lib.results check`` lists results whose code hash no longer matches ``lib``;
+``python -m lib.results verify NAME`` re-runs a cheap part of one (a grid point, or its first
+steps) and, only if the numbers come out identical, records it as verified under the new code.
 """
 from __future__ import annotations
 
+import ast
 import datetime as _dt
 import hashlib
 import json
@@ -40,21 +47,72 @@ def data_dir() -> Path:
 
 
 # ----------------------------------------------------------------------------- provenance
-PRESENTATION = ("lib.plots", "lib.claims")  # modules that draw or report, never compute results
+# Modules that store, draw or report results and never compute their numbers: editing them
+# leaves every result fresh, so they are neither hashed nor followed.
+NOT_COMPUTING = ("lib.results", "lib.plots", "lib.claims", "lib.bench")
 
 
-def lib_sources(modules: Iterable[str] | None = None) -> list[str]:
-    """Relative paths of the ``lib`` source files that this process has imported
-    (less the presentation modules, whose edits do not change any number)."""
-    names = modules if modules is not None else [m for m in sys.modules if m == "lib" or m.startswith("lib.")]
-    names = [m for m in names if m not in PRESENTATION]
-    files = set()
-    for name in names:
-        module = sys.modules.get(name)
-        path = getattr(module, "__file__", None)
-        if path and Path(path).resolve().is_relative_to(LIB_DIR):
-            files.add(Path(path).resolve().relative_to(ROOT).as_posix())
-    return sorted(files)
+def _module_path(name: str) -> Path | None:
+    """The source file of ``lib`` module ``name`` (a package's ``__init__.py``), if it exists."""
+    if name != "lib" and not name.startswith("lib."):
+        return None
+    base = LIB_DIR.joinpath(*name.split(".")[1:])
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported_modules(path: Path, name: str) -> set[str]:
+    """Every ``lib`` module that the source at ``path`` (module ``name``) imports, anywhere in
+    the file (function-level imports included), read statically."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.add(target)
+            out.update(f"{target}.{alias.name}" for alias in node.names)  # submodules among the names
+    return {m for m in out if m == "lib" or m.startswith("lib.")}
+
+
+def lib_closure(modules: Iterable[str]) -> list[str]:
+    """Relative paths of the ``lib`` source files that running code from ``modules`` executes:
+    the modules, every ``lib`` module they import (transitively, read from the sources, not from
+    what this process happens to have imported) and their parent packages, less
+    :data:`NOT_COMPUTING`. Papers import nothing of each other, so a result of one paper never
+    depends on another paper's files."""
+    seen: dict[str, Path] = {}
+    stack = list(modules)
+    while stack:
+        name = stack.pop()
+        if name in seen or name in NOT_COMPUTING:
+            continue
+        path = _module_path(name)
+        if path is None:
+            continue
+        seen[name] = path
+        parts = name.split(".")
+        stack.extend(".".join(parts[:i]) for i in range(1, len(parts)))
+        stack.extend(_imported_modules(path, name))
+    return sorted(p.resolve().relative_to(ROOT).as_posix() for p in seen.values())
+
+
+def code_module(fn: Callable) -> str | None:
+    """The ``lib`` module that defines ``fn`` (``python -m lib.x`` runs lib.x as ``__main__``:
+    its real name is read from the module spec); None for code outside ``lib``."""
+    name = getattr(fn, "__module__", None)
+    if name == "__main__":
+        spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+        name = spec.name if spec is not None else None
+    return name if name is not None and _module_path(name) is not None else None
 
 
 def code_hash(files: Sequence[str]) -> str:
@@ -78,13 +136,23 @@ def git_commit() -> str:
         return "unknown"
 
 
-def provenance(config: dict, scale: str, device: str | None = None) -> dict:
+def provenance(config: dict, scale: str, device: str | None = None, code: Callable | None = None,
+               sweep: str | None = None) -> dict:
+    """What produced a result: ``code`` is the function that computes it; the ``lib`` files it
+    runs (:func:`lib_closure`) are listed and hashed. Code outside ``lib`` (a notebook cell, a
+    test) is named but cannot be hashed, and ``check`` says so."""
     import torch
 
     from .runtime import device_name
 
-    files = lib_sources()
+    module = code_module(code) if code is not None else None
+    files = lib_closure([module]) if module else []
+    prov = {} if module or code is None else {
+        "unhashed_code": f"{getattr(code, '__module__', '?')}.{getattr(code, '__qualname__', '?')}"}
+    if sweep:
+        prov["sweep"] = sweep
     return {
+        **prov,
         "config": config,
         "seeds": config.get("seeds"),
         "scale": scale,
@@ -139,15 +207,33 @@ class Result:
     def wall_s(self) -> float:
         return float(sum(p["wall_s"] for p in self.points))
 
+    @property
+    def code(self) -> dict:
+        """The code record in force: the last verification (:func:`verify`) if any, else the run's."""
+        verified = self.provenance.get("verified") or []
+        return verified[-1] if verified else self.provenance
+
+    @property
+    def hashed(self) -> bool:
+        """False when the result was computed by code outside ``lib``, which cannot be hashed."""
+        return "unhashed_code" not in self.provenance
+
     def is_stale(self) -> bool:
-        """True when the ``lib`` sources it ran have changed since."""
-        prov = self.provenance
-        return code_hash(prov.get("lib_files", [])) != prov.get("lib_hash")
+        """True when the ``lib`` files that computed it (or last verified it) have changed since."""
+        code = self.code
+        return code_hash(code.get("lib_files", [])) != code.get("lib_hash")
 
     def get(self, **point) -> dict:
         """The result of the grid point with these coordinates."""
         for p in self.points:
             if all(p["point"].get(k) == v for k, v in point.items()):
+                return p["result"]
+        raise KeyError(f"{self.name}: no point {point}")
+
+    def get_exact(self, point: dict) -> dict:
+        """The result of exactly this grid point (all coordinates given)."""
+        for p in self.points:
+            if p["point"] == point:
                 return p["result"]
         raise KeyError(f"{self.name}: no point {point}")
 
@@ -169,7 +255,7 @@ class Result:
         """Short provenance line for figure captions."""
         prov = self.provenance
         return (f"{self.name} · scale={self.scale} · {prov.get('device', '?')} · "
-                f"{self.wall_s:.0f}s · lib {prov.get('lib_hash', '?')[:8]}")
+                f"{self.wall_s:.0f}s · lib {self.code.get('lib_hash', '?')[:8]}")
 
     def to_json(self) -> dict:
         return {"name": self.name, "scale": self.scale, "provenance": self.provenance, "grid": self.grid,
@@ -206,47 +292,85 @@ def _read(path: Path) -> Result:
 
 
 # ----------------------------------------------------------------------------- running
-def run(name: str, config: dict, grid: Sequence[dict], run_point: Callable[[dict], dict], *,
-        scale: str | None = None, device: str | None = None, progress: bool = True) -> Result:
-    """Run (or resume) an experiment and save after every point."""
+RunPoint = Callable[[dict], dict]
+RunGroup = Callable[[list[dict]], list[dict]]
+
+
+def _groups(grid: Sequence[dict], group_by: Sequence[str] | None) -> list[list[dict]]:
+    """The grid cut into groups of points that run together (each point alone if ``group_by``
+    is None; points sharing the coordinates ``group_by`` otherwise), in grid order."""
+    if group_by is None:
+        return [[point] for point in grid]
+    groups: dict[str, list[dict]] = {}
+    for point in grid:
+        groups.setdefault(json.dumps([point.get(k) for k in group_by]), []).append(point)
+    return list(groups.values())
+
+
+def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
+        run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, scale: str | None = None,
+        device: str | None = None, progress: bool = True, sweep: str | None = None) -> Result:
+    """Run (or resume) an experiment and save after every point (or group of points).
+
+    Give ``run_point(point) -> metrics``, or ``run_group(points) -> [metrics, ...]`` with
+    ``group_by``, the coordinates whose points the experiment trains together (e.g. one
+    ensemble per T); a group's wall time is counted at its first point.
+    """
+    if (run_point is None) == (run_group is None):
+        raise ValueError(f"{name}: give exactly one of run_point and run_group")
+    if run_group is None:
+        run_group = lambda points: [run_point(dict(points[0]))]  # noqa: E731
+        group_by = None
     scale = _scale.validate(scale) if scale is not None else _scale.current()
     config, grid = _jsonable(dict(config)), [_jsonable(dict(g)) for g in grid]
     existing = load(name, scale)
     if existing is not None and existing.config == config and existing.grid == grid:
         result = existing  # resume
     else:
-        result = Result(name=name, scale=scale, provenance=provenance(config, scale, device), grid=grid)
+        result = Result(name=name, scale=scale, provenance=provenance(config, scale, device, run_point or run_group,
+                                                                      sweep), grid=grid)
     done = [p["point"] for p in result.points]
-    todo = [g for g in grid if g not in done]
-    for i, point in enumerate(todo):
+    todo = [[p for p in group if p not in done] for group in _groups(grid, group_by)]
+    todo = [group for group in todo if group]
+    count = len(done)
+    for group in todo:
         if progress:
-            print(f"[{name}] point {len(done) + i + 1}/{len(grid)}: {point}", flush=True)
+            shown = group[0] if len(group) == 1 else f"{len(group)} points {group[0]} ... {group[-1]}"
+            print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
         start = time.perf_counter()
-        value = run_point(dict(point))
-        if not isinstance(value, dict):
-            raise TypeError(f"{name}: run_point must return a dict of metrics, got {type(value).__name__}")
-        result.points.append({"point": point, "result": _jsonable(value), "wall_s": time.perf_counter() - start})
+        values = run_group([dict(p) for p in group])
+        wall = time.perf_counter() - start
+        if not isinstance(values, list) or len(values) != len(group) or not all(isinstance(v, dict) for v in values):
+            raise TypeError(f"{name}: the run must return one dict of metrics per point")
+        for i, (point, value) in enumerate(zip(group, values)):
+            result.points.append({"point": point, "result": _jsonable(value), "wall_s": wall if i == 0 else 0.0})
+        count += len(group)
         save(result)
     if not todo:
         save(result)
     return result
 
 
-def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: Callable[[dict], dict], *,
-                heavy: bool = False, scale: str | None = None, device: str | None = None,
-                progress: bool = True) -> Result:
+def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
+                run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, heavy: bool = False,
+                paper: tuple[dict, list[dict]] | None = None, scale: str | None = None, device: str | None = None,
+                progress: bool = True, sweep: str | None = None) -> Result:
     """Load the experiment's saved result if it matches, else run (or resume) it.
 
     ``config`` must describe everything that determines the result at this scale (sizes,
     seeds, optimiser settings); a saved file with another config or grid is rerun.
-    With ``heavy=True`` at the ``default`` scale, a complete result saved at a larger scale
-    (``paper``) is loaded instead of running anything: that is how a laptop reads the
-    GPU sweeps. A stale result (``lib`` changed since) is still loaded, with a warning.
+    With ``heavy=True`` at the ``default`` scale, a complete result saved at the ``paper`` scale
+    is loaded instead of running anything (that is how a laptop reads the GPU sweeps), but only
+    if its config and grid are ``paper`` (the paper-scale definition), when given. A stale result
+    (``lib`` changed since) is still loaded, with a warning.
     """
     scale = _scale.validate(scale) if scale is not None else _scale.current()
     candidates = []
     if heavy and scale == "default":
-        candidates.append(load(name, "paper"))
+        big = load(name, "paper")
+        if big is not None and (paper is None or (big.config == _jsonable(dict(paper[0]))
+                                                  and big.grid == [_jsonable(dict(g)) for g in paper[1]])):
+            candidates.append(big)
     own = load(name, scale)
     if own is not None and own.config == _jsonable(dict(config)) and own.grid == [_jsonable(dict(g)) for g in grid]:
         candidates.append(own)
@@ -254,10 +378,161 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: Callab
         if result is not None and result.complete:
             if result.is_stale():
                 warnings.warn(f"{result.path.name}: lib has changed since this result was computed "
-                              f"(commit {result.provenance.get('git_commit')}); rerun it at scale "
-                              f"{result.scale} to refresh", stacklevel=2)
+                              f"(commit {result.provenance.get('git_commit')}); run `python -m lib.results verify "
+                              f"{name}` or rerun it at scale {result.scale}", stacklevel=2)
             return result
-    return run(name, config, grid, run_point, scale=scale, device=device, progress=progress)
+    return run(name, config, grid, run_point, run_group=run_group, group_by=group_by, scale=scale, device=device,
+               progress=progress, sweep=sweep)
+
+
+# ----------------------------------------------------------------------------- named sweeps
+@dataclass(frozen=True)
+class Sweep:
+    """One named experiment of a paper, defined at every scale, runnable from the command line.
+
+    ``define(scale) -> (config, grid)``; ``run(config, points, *, scale, device, stop_after)``
+    returns one dict of metrics per point (``points`` is one group: a single point unless
+    ``group_by`` names the coordinates whose points train together). ``stop_after`` asks for the
+    first steps only: sweeps whose results hold curves over training (``truncatable``) honour it,
+    which is how :func:`verify` re-checks them cheaply. The data file is
+    ``data/<paper>_<key>.<scale>.json``.
+    """
+
+    paper: str
+    key: str
+    define: Callable[[str], tuple[dict, list[dict]]]
+    run: Callable[..., list[dict]]
+    group_by: tuple[str, ...] | None = None
+    heavy: bool = True
+    truncatable: bool = False
+    verify_steps: int = 100
+    about: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.paper}_{self.key}"
+
+    def runner(self, config: dict, scale: str, device=None, stop_after: int | None = None) -> RunGroup:
+        run = self.run
+
+        def run_group(points: list[dict]) -> list[dict]:
+            return run(config, points, scale=scale, device=device, stop_after=stop_after)
+
+        run_group.__module__ = run.__module__  # provenance hashes the code behind ``run``
+        run_group.__qualname__ = run.__qualname__
+        return run_group
+
+    def result(self, scale: str | None = None, *, device=None, progress: bool = True) -> Result:
+        """The sweep at ``scale`` (default: the current one) from ``data/``, run or resumed if
+        missing. At the default scale a complete paper-scale file with the paper's config wins."""
+        scale = _scale.validate(scale) if scale is not None else _scale.current()
+        config, grid = self.define(scale)
+        paper = self.define("paper") if self.heavy and scale == "default" else None
+        return load_or_run(self.name, config, grid, run_group=self.runner(config, scale, device),
+                           group_by=self.group_by, heavy=self.heavy, paper=paper, scale=scale, device=device,
+                           progress=progress, sweep=f"{self.paper}.{self.key}")
+
+    def load(self, scale: str) -> Result | None:
+        """The saved result at ``scale`` if it exists (whatever its config)."""
+        return load(self.name, scale)
+
+
+def find_sweep(name: str) -> Sweep:
+    """The :class:`Sweep` behind a data file's name ``<paper>_<key>``, importing only that paper."""
+    import importlib
+
+    paper = name.split("_", 1)[0]
+    try:
+        module = importlib.import_module(f"lib.papers.{paper}.sweeps")
+    except ModuleNotFoundError:
+        raise KeyError(f"{name}: no paper {paper!r} under lib/papers") from None
+    for sweep in module.SWEEPS.values():
+        if sweep.name == name:
+            return sweep
+    raise KeyError(f"{name}: lib.papers.{paper}.sweeps defines no such sweep; known: "
+                   f"{', '.join(s.name for s in module.SWEEPS.values())}")
+
+
+def _same(stored, new, prefix: bool, path: str = "") -> str | None:
+    """Where ``new`` differs from ``stored`` (None if nowhere). Keys holding wall times are
+    skipped; with ``prefix``, a list may be a prefix of the stored one (the first steps)."""
+    if isinstance(stored, dict) and isinstance(new, dict):
+        keys = {k for k in set(stored) | set(new) if "wall_s" not in k}
+        for k in sorted(keys):
+            if k not in stored or k not in new:
+                return f"{path}/{k}: only in {'the stored' if k in stored else 'the new'} result"
+            where = _same(stored[k], new[k], prefix, f"{path}/{k}")
+            if where:
+                return where
+        return None
+    if isinstance(stored, list) and isinstance(new, list):
+        if len(new) != len(stored) and not (prefix and 0 < len(new) < len(stored)):
+            return f"{path}: {len(new)} entries, stored {len(stored)}"
+        for i, (a, b) in enumerate(zip(stored, new)):
+            where = _same(a, b, prefix, f"{path}[{i}]")
+            if where:
+                return where
+        return None
+    return None if stored == new else f"{path}: stored {stored!r}, now {new!r}"
+
+
+def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool, str]:
+    """Re-run a cheap part of a stored result with the current code: the group of grid points
+    that took least time, only its first ``verify_steps`` steps if the sweep is truncatable. If
+    every number comes out identical, record in the file that the result was verified under the
+    current code (its files and hash), which makes it fresh; otherwise change nothing."""
+    sweep = find_sweep(result.name)
+    groups = _groups(result.grid, sweep.group_by)
+    walls = {json.dumps(p["point"], sort_keys=True): p["wall_s"] for p in result.points}
+    group = min(groups, key=lambda g: sum(walls.get(json.dumps(p, sort_keys=True), 0.0) for p in g))
+    stop_after = sweep.verify_steps if sweep.truncatable else None
+    if progress:
+        print(f"[verify {result.name}] {len(group)} point(s) from {group[0]}"
+              + (f", first {stop_after} steps" if stop_after else ", in full"), flush=True)
+    start = time.perf_counter()
+    new = sweep.run(result.config, [dict(p) for p in group], scale=result.scale, device=device,
+                    stop_after=stop_after)
+    wall = time.perf_counter() - start
+    for point, value in zip(group, new):
+        where = _same(result.get_exact(point), json.loads(json.dumps(_jsonable(value))), stop_after is not None)
+        if where:
+            return False, f"{result.name}: {point} differs at {where}"
+    files = lib_closure([sweep.run.__module__])
+    checked = f"{len(group)} point(s) {group}" + (f", first {stop_after} steps" if stop_after else ", in full")
+    result.provenance.setdefault("verified", []).append({
+        "lib_files": files, "lib_hash": code_hash(files), "git_commit": git_commit(), "checked": checked,
+        "wall_s": wall, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
+    save(result)
+    return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {code_hash(files)}"
+
+
+def sweeps_main(paper: str, sweeps: dict[str, Sweep], argv: Sequence[str] | None = None) -> int:
+    """The command line of a paper's sweeps: ``python -m lib.papers.<paper> [SCALE] [NAME ...]``
+    runs (or resumes) the named sweeps (all if none) at SCALE (default: $ABC_SCALE) and saves
+    them under data/; ``list`` shows them."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=f"python -m lib.papers.{paper}", description=sweeps_main.__doc__)
+    parser.add_argument("scale", nargs="?", default=None, help="smoke, default, paper or list")
+    parser.add_argument("names", nargs="*", help=f"sweeps to run: {', '.join(sweeps)} (default: all)")
+    parser.add_argument("--device", default=None)
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.scale == "list":
+        for key, sweep in sweeps.items():
+            saved = {s: load(sweep.name, s) for s in _scale.SCALES}
+            shown = ", ".join(f"{s}: {'stale' if r.is_stale() else 'fresh'}" for s, r in saved.items() if r) or "none"
+            print(f"{key:20s} data/{sweep.name}.<scale>.json ({shown})  {sweep.about}")
+        return 0
+    scale = _scale.validate(args.scale) if args.scale else _scale.current()
+    unknown = [n for n in args.names if n not in sweeps]
+    if unknown:
+        parser.error(f"unknown sweep(s) {', '.join(unknown)}; choose from {', '.join(sweeps)}")
+    from .runtime import pick_device
+
+    device = pick_device(args.device)
+    for key in args.names or list(sweeps):
+        print(sweeps[key].result(scale, device=device).label(), flush=True)
+    return 0
 
 
 def all_results(directory: Path | None = None) -> list[Result]:
@@ -272,22 +547,52 @@ def check(directory: Path | None = None) -> list[Result]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] not in (["check"], ["list"]):
-        print("usage: python -m lib.results {check|list}\n"
-              "  list   every result under data/ with its scale, size and provenance\n"
-              "  check  the results whose lib code hash no longer matches (exit 1 if any)")
+    usage = ("usage: python -m lib.results {check|list|verify NAME [NAME ...] [--scale SCALE] | verify --stale}\n"
+             "  list    every result under data/ with its scale, size and provenance\n"
+             "  check   the results whose lib code hash no longer matches (exit 1 if any)\n"
+             "  verify  re-run a cheap part of a result with the current code; if the numbers are\n"
+             "          identical, record it as verified under the current code (exit 1 if not)")
+    if argv[:1] not in (["check"], ["list"], ["verify"]):
+        print(usage)
         return 2
     results = all_results()
     if argv[0] == "list":
         for r in results:
-            state = "stale" if r.is_stale() else "fresh"
+            state = "stale" if r.is_stale() else ("fresh" if r.hashed else "unhashed")
             print(f"{r.path.name:50s} {len(r.points):4d}/{len(r.grid):<4d} points  {state}  "
                   f"{r.provenance.get('device')}  {r.wall_s:.0f}s")
         return 0
+    if argv[0] == "verify":
+        rest = argv[1:]
+        scale = "default"
+        if "--scale" in rest:
+            i = rest.index("--scale")
+            scale = _scale.validate(rest[i + 1]) if i + 1 < len(rest) else "?"
+            rest = rest[:i] + rest[i + 2:]
+        if rest == ["--stale"]:
+            todo = [r for r in check() if r.complete]
+        elif rest and "--stale" not in rest:
+            todo = [load(name, scale) for name in rest]
+            missing = [n for n, r in zip(rest, todo) if r is None]
+            if missing:
+                print(f"no result {', '.join(missing)} at scale {scale} under {data_dir()}")
+                return 2
+        else:
+            print(usage)
+            return 2
+        failed = 0
+        for r in todo:
+            ok, message = verify(r)
+            print(("ok    " if ok else "FAIL  ") + message, flush=True)
+            failed += not ok
+        return 1 if failed else 0
     bad = check()
     for r in bad:
-        why = "incomplete" if not r.complete else f"lib changed since {r.provenance.get('git_commit')}"
-        print(f"{r.path.name}: {why} (files: {', '.join(r.provenance.get('lib_files', []))})")
+        why = "incomplete" if not r.complete else f"lib changed since {r.code.get('git_commit')}"
+        print(f"{r.path.name}: {why} (files: {', '.join(r.code.get('lib_files', []))})")
+    unhashed = [r for r in results if not r.hashed]
+    for r in unhashed:
+        print(f"{r.path.name}: computed by code outside lib ({r.provenance['unhashed_code']}), not hashed")
     print(f"{len(bad)} of {len(results)} results need a rerun" if bad else f"all {len(results)} results are fresh")
     return 1 if bad else 0
 

@@ -26,7 +26,7 @@ from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
-from .models import ModelConfig, build_model
+from .models import FAMILIES, build_model
 from .tasks.base import IGNORE, Batch, Task, make_generator
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
@@ -287,18 +287,19 @@ class Run:
 
 
 def _as_factory(model) -> Callable[[int], nn.Module]:
-    if isinstance(model, ModelConfig):
+    if type(model) in FAMILIES:
         return lambda seed: build_model(model, seed=seed)
     if callable(model):
         return model
-    raise ValueError("train: model must be a ModelConfig or a function seed -> nn.Module")
+    raise ValueError("train: model must be a model config (e.g. AttentionConfig) or a function seed -> nn.Module")
 
 
 def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping | None = None, *,
-          device=None, dtype: torch.dtype | None = None, progress: bool = True, desc: str = "train") -> Run:
+          device=None, dtype: torch.dtype | None = None, progress: bool = True, desc: str = "train",
+          stop_after: int | None = None) -> Run:
     """Train one model per seed, all together, and evaluate them every ``eval_every`` steps.
 
-    ``model``: a :class:`ModelConfig` or a function ``seed -> nn.Module`` (e.g. one that
+    ``model``: a model config (:class:`~lib.models.AttentionConfig`, ...) or a function ``seed -> nn.Module`` (e.g. one that
     builds a model and loads a construction into its first layer), or one of those per member
     (a list as long as ``seeds``; the modules must share shapes, e.g. restricted ``maskable``
     models of different head counts, which makes a whole sweep one ensemble).
@@ -306,6 +307,8 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     :class:`Batch` shared by all members, or one Batch per member.
     ``evals``: named evaluation sets, each a Task (one fixed sample), a Batch, or one
     Batch per member; ``config.stop_when`` refers to them by name.
+    ``stop_after``: end after this many steps of the same run (same learning-rate schedule),
+    so its first steps can be recomputed cheaply (``python -m lib.results verify``).
     """
     seeds = [int(s) for s in seeds]
     if not seeds:
@@ -379,7 +382,8 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     evaluate(0)
     bar = tqdm(total=config.steps, desc=desc, disable=not progress, mininterval=1.0, leave=False)
     step = 0
-    for step in range(1, config.steps + 1):
+    last = config.steps if stop_after is None else min(config.steps, int(stop_after))
+    for step in range(1, last + 1):
         if not bool(active.any()):
             step -= 1
             break

@@ -3,12 +3,12 @@ import math
 import pytest
 import torch
 
-from lib.models import ModelConfig, accuracy, build_model, predict
+from lib.models import AttentionConfig, accuracy, build_model, predict
 
 
 def vectors(**kw):
     base = dict(d_model=2, n_out=2, input="vectors", input_dim=2, embedding="identity", readout="all")
-    return ModelConfig(**{**base, **kw})
+    return AttentionConfig(**{**base, **kw})
 
 
 def test_relu_attention_matches_its_equation_by_hand():
@@ -31,7 +31,7 @@ def test_relu_attention_matches_its_equation_by_hand():
 
 
 def test_softmax_rows_sum_to_one_and_causal_mask_holds():
-    config = ModelConfig(d_model=8, n_out=3, n_heads=2, vocab_size=5, positions="sinusoidal", causal=True)
+    config = AttentionConfig(d_model=8, n_out=3, n_heads=2, vocab_size=5, positions="sinusoidal", causal=True)
     model = build_model(config, seed=1)
     cache = {}
     model(torch.randint(5, (4, 6)), cache=cache)
@@ -49,8 +49,8 @@ def test_uniform_attention_and_masked_keys():
 
 def test_bilinear_equals_factored_with_w_qk_equal_wq_wk_transposed():
     kw = dict(d_model=6, n_out=4, n_heads=2, d_head=3, vocab_size=7, positions="learned", max_len=5)
-    factored = build_model(ModelConfig(**kw), seed=0).double()
-    bilinear = build_model(ModelConfig(qk="bilinear", **kw), seed=0).double()
+    factored = build_model(AttentionConfig(**kw), seed=0).double()
+    bilinear = build_model(AttentionConfig(qk="bilinear", **kw), seed=0).double()
     W_QK = factored.get_weight("layers.0.attn.W_Q") @ factored.get_weight("layers.0.attn.W_K").transpose(1, 2)
     state = {k: v for k, v in factored.state_dict().items() if "W_Q" not in k and "W_K" not in k}
     bilinear.load_state_dict({**state, "layers.0.attn.W_QK": W_QK})
@@ -59,7 +59,7 @@ def test_bilinear_equals_factored_with_w_qk_equal_wq_wk_transposed():
 
 
 def test_onehot_layout_is_tokens_then_positions_then_padding():
-    config = ModelConfig(d_model=12, n_out=2, vocab_size=4, embedding="onehot", positions="onehot", max_len=5)
+    config = AttentionConfig(d_model=12, n_out=2, vocab_size=4, embedding="onehot", positions="onehot", max_len=5)
     h = build_model(config).embed(torch.tensor([[2, 0, 3]]))[0]
     expected = torch.zeros(3, 12)
     expected[[0, 1, 2], [2, 0, 3]] = 1
@@ -68,7 +68,7 @@ def test_onehot_layout_is_tokens_then_positions_then_padding():
 
 
 def test_weights_by_name_and_head_and_float64():
-    model = build_model(ModelConfig(d_model=4, n_out=2, n_layers=2, n_heads=(1, 3), vocab_size=3), seed=0)
+    model = build_model(AttentionConfig(d_model=4, n_out=2, n_layers=2, n_heads=(1, 3), vocab_size=3), seed=0)
     w = torch.arange(16.0).reshape(4, 4) / 10
     model.set_weights({"layers.1.attn.W_Q": w[:, :1]}, head=2)
     assert torch.equal(model.get_weight("layers.1.attn.W_Q", head=2), w[:, :1])
@@ -83,7 +83,7 @@ def test_weights_by_name_and_head_and_float64():
 
 
 def test_same_seed_same_weights_and_global_rng_untouched():
-    config = ModelConfig(d_model=8, n_out=2, vocab_size=3)
+    config = AttentionConfig(d_model=8, n_out=2, vocab_size=3)
     torch.manual_seed(123)
     before = torch.rand(1)
     torch.manual_seed(123)
@@ -100,11 +100,11 @@ def test_same_seed_same_weights_and_global_rng_untouched():
 ])
 def test_config_rejects_bad_arguments(bad, message):
     with pytest.raises(ValueError, match=message):
-        ModelConfig(**{**dict(d_model=8, n_out=2, vocab_size=3), **bad})
+        AttentionConfig(**{**dict(d_model=8, n_out=2, vocab_size=3), **bad})
 
 
 def test_chunked_prediction_equals_full():
-    model = build_model(ModelConfig(d_model=8, n_out=3, vocab_size=5, positions="learned", max_len=6), seed=0)
+    model = build_model(AttentionConfig(d_model=8, n_out=3, vocab_size=5, positions="learned", max_len=6), seed=0)
     x = torch.randint(5, (50, 6))
     assert torch.allclose(predict(model, x, max_elements=500), model(x).detach(), atol=1e-6)
     from lib.tasks import Batch
@@ -116,7 +116,7 @@ def test_chunked_prediction_equals_full():
 @pytest.mark.parametrize("readout, causal", [("last", False), ("last", True), ("first", False)])
 def test_readout_row_shortcut_gives_the_full_computation(readout, causal):
     # model(x) computes the last layer for the read-out row only; with cache={} it computes every row
-    config = ModelConfig(d_model=16, n_out=5, n_layers=2, n_heads=(2, 3), d_mlp=8, vocab_size=7, norm="pre",
+    config = AttentionConfig(d_model=16, n_out=5, n_layers=2, n_heads=(2, 3), d_mlp=8, vocab_size=7, norm="pre",
                          positions="learned", max_len=9, readout=readout, causal=causal)
     model = build_model(config, seed=2).double()
     x = torch.randint(7, (4, 9))

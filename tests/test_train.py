@@ -3,13 +3,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lib.models import ModelConfig, build_model
+from lib.models import AttentionConfig, build_model
 from lib.tasks import IndexLookup
 from lib.tasks.base import make_generator
 from lib.train import TrainConfig, data_seed, train
 
 TASK = IndexLookup(n_symbols=5, length=6)
-MODEL = ModelConfig(d_model=12, n_out=5, n_layers=2, n_heads=2, d_mlp=8, vocab_size=len(TASK.vocab),
+MODEL = AttentionConfig(d_model=12, n_out=5, n_layers=2, n_heads=2, d_mlp=8, vocab_size=len(TASK.vocab),
                     positions="learned", max_len=TASK.seq_len)
 
 
@@ -67,7 +67,7 @@ def test_members_stop_on_their_own_and_stay_frozen():
 
 def test_training_learns_index_lookup_at_smoke_scale():
     task = IndexLookup(n_symbols=8, length=8)
-    model = ModelConfig(d_model=16, n_out=8, d_head=16, d_value=16, vocab_size=len(task.vocab), positions="learned",
+    model = AttentionConfig(d_model=16, n_out=8, d_head=16, d_value=16, vocab_size=len(task.vocab), positions="learned",
                         max_len=task.seq_len)
     run = train(model, [0, 1], TrainConfig(steps=200, lr=1e-2, batch_size=128, eval_every=100), task,
                 evals={"test": task}, progress=False)
@@ -90,7 +90,7 @@ def test_bad_training_arguments_are_rejected():
 def small_and_masked(H, d_head, n, seed):
     """A plain model with (H, d_head, n + 1 positions) and a maskable (4 heads, d_head 6,
     9 positions) model restricted to it, holding the same weights in its active slices."""
-    from lib.experiments.memorization import model_config
+    from lib.papers.mahdavi2024.training import model_config
 
     small = build_model(model_config(8, n, H, d_head, n_out=5), seed=seed).double()
     big = build_model(model_config(8, 8, 4, 6, n_out=5).replace(maskable=True), seed=seed + 100).double()
@@ -116,7 +116,7 @@ def test_restricted_model_computes_the_smaller_model():
 
 def test_a_sweep_as_one_ensemble_equals_each_point_alone():
     """Members of different (H, d_head, n) in one pass end where each small model ends alone."""
-    from lib.tasks.memorization import query_context_data
+    from lib.tasks.random_labels import query_context_data
 
     points = [(1, 2, 3), (3, 4, 6)]
     cfg = TrainConfig(steps=15, lr=0.01, optimizer="adam", schedule="warmup_cosine", warmup=3, batch_size=None)

@@ -45,7 +45,7 @@ import torch
 
 from lib import claims, plots, results, scale
 from lib.constructions.index_lookup import exactness_threshold, index_lookup_onehot
-from lib.models import ModelConfig, accuracy, build_model
+from lib.models import AttentionConfig, accuracy, build_model
 from lib.tasks import IndexLookup
 from lib.train import TrainConfig, train
 
@@ -85,7 +85,7 @@ CHAPTER = "chapters/00_tour/attention_tasks_constructions"
 # $s_{ij} = h_i \cdot h_j$ and the output at $i$ is $h_i + \sum_j \max(0, h_i\cdot h_j)\, h_j$.
 
 # %%
-relu_layer = ModelConfig(d_model=2, n_out=2, attention="relu", qk="bilinear", combine="mean",
+relu_layer = AttentionConfig(d_model=2, n_out=2, attention="relu", qk="bilinear", combine="mean",
                          input="vectors", input_dim=2, embedding="identity", readout="all")
 model = build_model(relu_layer).set_weights({"layers.0.attn.W_QK": torch.eye(2)[None],
                                              "layers.0.attn.W_V": torch.eye(2)[None], "W_U": torch.eye(2)})
@@ -116,13 +116,13 @@ print(f"split: {len(train_set)} train / {len(test_set)} test examples, disjoint 
 # (tour-models)=
 # ## Building a model
 #
-# `ModelConfig` covers every variant the papers use: attention-only or with an MLP; softmax,
+# `AttentionConfig` covers every variant the papers use: attention-only or with an MLP; softmax,
 # ReLU or uniform attention; heads averaged or projected; residual on or off; one-hot, learned,
 # sinusoidal or no positions; causal or full mask; read-out from the last token or an LM head on
 # every token. Weights have stable names and per-head weights are stacked on their first axis.
 
 # %%
-config = ModelConfig(d_model=16, n_out=task.n_classes, n_layers=2, n_heads=2, d_mlp=32,
+config = AttentionConfig(d_model=16, n_out=task.n_classes, n_layers=2, n_heads=2, d_mlp=32,
                      vocab_size=len(task.vocab), positions="learned", max_len=task.seq_len)
 model = build_model(config, seed=0)
 print(f"{model.n_params()} parameters")
@@ -211,7 +211,7 @@ assert query_row.argmax().item() == int(example.x[0, -1]) - small.n_symbols
 
 # %%
 learned_task = IndexLookup(n_symbols=8, length=16)
-one_layer = ModelConfig(d_model=16, n_out=8, n_layers=1, n_heads=1, d_head=16, d_value=16,
+one_layer = AttentionConfig(d_model=16, n_out=8, n_layers=1, n_heads=1, d_head=16, d_value=16,
                         vocab_size=len(learned_task.vocab), positions="learned", max_len=learned_task.seq_len)
 recipe = TrainConfig(steps=scale.pick(smoke=200, default=600, paper=2000), lr=1e-2, batch_size=128, eval_every=50)
 seeds = list(range(scale.pick(smoke=2, default=4, paper=8)))
@@ -248,7 +248,7 @@ sweep = dict(
 def width_length_point(point):
     task = IndexLookup(n_symbols=sweep["n_symbols"], length=point["length"])
     d = point["width"]
-    cfg = ModelConfig(d_model=d, n_out=task.n_classes, d_head=d, d_value=d, vocab_size=len(task.vocab),
+    cfg = AttentionConfig(d_model=d, n_out=task.n_classes, d_head=d, d_value=d, vocab_size=len(task.vocab),
                       positions="learned", max_len=task.seq_len)
     rec = TrainConfig(steps=sweep["steps"], lr=sweep["lr"], batch_size=sweep["batch_size"], eval_every=sweep["steps"])
     out = train(cfg, sweep["seeds"], rec, task, evals={"test": task}, device=device, progress=False)

@@ -51,7 +51,7 @@ import torch
 from lib import claims, kruskal, scale
 from lib.constructions import memorization as mem
 from lib.experiments import assumptions as A
-from lib.models import ModelConfig, build_model
+from lib.models import AttentionConfig, build_model
 from lib.plots import stamp, use_style
 from lib.tasks.memorization import contexts, queries, query_context_data
 
@@ -85,7 +85,7 @@ d, n, T = 32, 8, 500
 data = query_context_data(T, n, d, context="per_example", seed=0, dtype=torch.float64)
 x = data.x.clone()
 x[:, 0] = x[0, 0]  # one [CLS] query for every example
-a0 = ModelConfig(d_model=d, n_out=d, n_heads=1, d_head=d, d_value=d, attention="uniform", combine="project",
+a0 = AttentionConfig(d_model=d, n_out=d, n_heads=1, d_head=d, d_value=d, attention="uniform", combine="project",
                  residual=True, input="vectors", input_dim=d, embedding="identity", positions="none",
                  max_len=n + 1, masked_keys=(0,), readout="first")
 layer = build_model(a0, dtype=torch.float64).set_weights({"layers.0.attn.W_V": torch.eye(d)[None],

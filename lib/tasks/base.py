@@ -8,6 +8,8 @@ argument fails at construction with a message that says what is allowed.
 """
 from __future__ import annotations
 
+import string
+import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar, Iterable, Sequence
@@ -15,6 +17,7 @@ from typing import ClassVar, Iterable, Sequence
 import torch
 
 IGNORE = -100  # target value that losses and accuracies skip (cross_entropy's ignore_index)
+SIGN = "→"  # the response sign that ends a sequence to be classified (Chen & Zou's r, a CLS token)
 
 
 # ----------------------------------------------------------------------------- validation
@@ -109,6 +112,22 @@ def make_generator(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+# ----------------------------------------------------------------------------- helpers
+def symbol_names(n: int) -> list[str]:
+    """``a, b, ...`` for small alphabets, ``s0, s1, ...`` beyond 26."""
+    return list(string.ascii_lowercase[:n]) if n <= 26 else [f"s{i}" for i in range(n)]
+
+
+def random_rows(n: int, population: int, k: int, generator: torch.Generator) -> torch.Tensor:
+    """``n`` rows of ``k`` distinct values from ``range(population)``, uniformly."""
+    return torch.rand(n, population, generator=generator).argsort(dim=1)[:, :k]
+
+
+def held_out(key: tuple, seed: int, fraction: float) -> bool:
+    """A deterministic pseudo-random choice of held-out items (maps, pairings) by hash."""
+    return (zlib.crc32(repr((seed,) + tuple(key)).encode()) % 10_000) < fraction * 10_000
+
+
 # ----------------------------------------------------------------------------- the task
 class Task(ABC):
     """Base class of every task in the book.
@@ -184,3 +203,22 @@ class Task(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seq_len={self.seq_len}, vocab={len(self.vocab)}, classes={self.n_classes})"
+
+
+class HeldOutSplit:
+    """Mixin for tasks whose split holds out part of the task itself (substitution maps,
+    question-answer pairings), so that a test example cannot be answered from memory.
+
+    The task implements ``variant(which)`` for ``which`` in ``"train"`` / ``"test"``: the same
+    task restricted to the training part or to the held-out part.
+    """
+
+    def variant(self, which: str) -> Task:  # pragma: no cover
+        raise NotImplementedError
+
+    def split(self, n_train: int, n_test: int, seed: int = 0) -> tuple[Batch, Batch]:
+        """Distinct training examples from the training part, test examples from the held-out part."""
+        owner = f"{type(self).__name__}.split"
+        check_int(owner, "n_train", n_train, minimum=1)
+        check_int(owner, "n_test", n_test, minimum=1)
+        return self.variant("train")._distinct(n_train, seed), self.variant("test")._distinct(n_test, seed + 1)

@@ -1,0 +1,123 @@
+"""The interface every model family keeps, so that the trainer, the sweeps, the plots and the
+constructions treat every architecture alike.
+
+A model is an ``nn.Module`` built from a frozen config dataclass and a seed:
+
+* ``model(x)`` returns logits; ``model(x, cache={})`` also fills the dict with named
+  intermediates (residual streams, attention patterns, hidden states) for probing;
+* every weight has a stable name (:meth:`Model.weight_names`), readable with
+  :meth:`Model.get_weight` and settable with :meth:`Model.set_weights` (how a closed-form
+  construction is loaded into the very module that training uses); weights stacked per head
+  can be read and set one head at a time;
+* :meth:`Model.reset_parameters` draws the weights from the model's own generator, so the same
+  seed gives the same weights on any device and never touches the global RNG;
+* :meth:`Model.n_params` counts parameters; :meth:`Model.restrict` (optional) makes a model
+  compute like a smaller one of its family, so a sweep over sizes trains as one ensemble.
+
+Families live one per module beside this one and are built through
+:func:`lib.models.build_model`, which dispatches on the config's type.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    """Base class of every model family (see the module docstring).
+
+    Subclasses set ``self.config`` and register their weights in ``__init__``, call
+    :meth:`reset_parameters` last, and implement ``forward(x, cache=None)``. Parameters whose
+    name starts with ``b_`` (biases) start at zero, ``ln_`` (LayerNorm) at the identity, all
+    others at N(0, std^2) with std = ``config.init_std`` or 1/sqrt(fan_in).
+    """
+
+    config: object
+    #: substring that marks a weight stacked per head along its first axis
+    per_head_marker: str | None = None
+
+    # ------------------------------------------------------------------ initialisation
+    def reset_parameters(self, seed: int | None = 0) -> None:
+        """Draw every weight in registration order from a generator seeded with ``seed``."""
+        generator = torch.Generator().manual_seed(0 if seed is None else seed)
+        init_std = getattr(self.config, "init_std", None)
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if name.startswith("b_") or ".b_" in name:
+                    p.zero_()
+                elif "ln_" in name:
+                    p.fill_(1.0 if name.endswith("weight") else 0.0)
+                else:
+                    fan_in = p.shape[-2]
+                    std = init_std if init_std is not None else fan_in**-0.5
+                    p.copy_(torch.randn(p.shape, generator=generator, dtype=torch.float64).to(p.dtype) * std)
+
+    # ------------------------------------------------------------------ weights by name
+    def weight_names(self) -> list[str]:
+        return [name for name, _ in self.named_parameters()]
+
+    def get_weight(self, name: str, head: int | None = None) -> torch.Tensor:
+        """A copy of weight ``name`` (e.g. ``"layers.0.attn.W_QK"``), or of one head's slice."""
+        tensor = self._lookup(name)
+        return (tensor if head is None else tensor[self._head_index(name, tensor, head)]).detach().clone()
+
+    def set_weights(self, weights: Mapping[str, torch.Tensor], head: int | None = None) -> "Model":
+        """Load weights by name, in place, checking shapes. With ``head``, set that head's slice.
+
+        Values may be tensors or arrays of any float dtype; they are cast to the model's.
+        """
+        with torch.no_grad():
+            for name, value in weights.items():
+                tensor = self._lookup(name)
+                target = tensor if head is None else tensor[self._head_index(name, tensor, head)]
+                value = torch.as_tensor(value)
+                if tuple(value.shape) != tuple(target.shape):
+                    raise ValueError(f"set_weights: {name}{'' if head is None else f'[{head}]'} has shape "
+                                     f"{tuple(target.shape)}, got {tuple(value.shape)}")
+                target.copy_(value.to(dtype=target.dtype, device=target.device))
+        return self
+
+    def _lookup(self, name: str) -> torch.Tensor:
+        tensors = dict(self.named_parameters())
+        tensors.update(dict(self.named_buffers()))
+        if name not in tensors:
+            raise KeyError(f"no weight named {name!r}; known: {', '.join(sorted(tensors))}")
+        return tensors[name]
+
+    def _head_index(self, name: str, tensor: torch.Tensor, head: int) -> int:
+        if self.per_head_marker is None or self.per_head_marker not in name:
+            raise ValueError(f"{name} is not a per-head weight")
+        if not 0 <= head < tensor.shape[0]:
+            raise ValueError(f"{name} has {tensor.shape[0]} heads; head {head} does not exist")
+        return head
+
+    # ------------------------------------------------------------------ size
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def restrict(self, **sizes) -> "Model":
+        """Compute like a smaller model of the same family (families that support it override)."""
+        raise ValueError(f"restrict: {type(self).__name__} cannot be restricted")
+
+    def forward(self, x: torch.Tensor, cache: dict | None = None) -> torch.Tensor:  # pragma: no cover
+        raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- evaluation
+@torch.no_grad()
+def predict(model: nn.Module, x: torch.Tensor, max_elements: int = 20_000_000) -> torch.Tensor:
+    """Logits for ``x`` computed in chunks that keep each residual stream under
+    ``max_elements`` numbers, so whole-task checks of wide constructions fit in memory."""
+    width = getattr(getattr(model, "config", None), "d_model", 1)
+    per_example = max(1, x.shape[1] * width * 4)  # the stream, scores and values
+    chunk = max(1, int(max_elements // per_example))
+    device = next(model.parameters()).device
+    return torch.cat([model(x[i:i + chunk].to(device)).cpu() for i in range(0, len(x), chunk)])
+
+
+def accuracy(model: nn.Module, batch, max_elements: int = 20_000_000) -> float:
+    """Fraction of examples whose arg-max logit equals the target (class targets)."""
+    logits = predict(model, batch.x, max_elements)
+    return (logits.argmax(-1) == batch.y).double().mean().item()

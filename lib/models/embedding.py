@@ -1,0 +1,117 @@
+"""The input embedding and the read-out that every model family shares.
+
+Inputs are either token ids ``(B, n)`` or vectors ``(B, n, input_dim)``:
+
+* tokens, ``embedding="onehot"``: row ``[0, V)`` of the stream holds the token one-hot
+  (Chen & Zou eq. 3, so a construction can address a token by its id);
+* tokens, ``embedding="learned"``: a table ``W_E`` of shape ``(V, d_model)``;
+* vectors, ``embedding="linear"``: ``x W_in + b_in``; ``"identity"``: ``x`` padded with zeros.
+
+Positions are added: ``"onehot"`` puts position ``i`` in row ``token_block + i`` (after the
+token one-hot), ``"learned"`` adds a table ``W_pos``, ``"sinusoidal"`` the fixed table of
+Vaswani et al. (2017), ``"none"`` nothing. The read-out is ``h W_U (+ b_U)``.
+
+The weights are registered on the model itself (flat names ``W_E``, ``W_pos``, ``W_U``...), so
+that every family names them alike and constructions load them by the same names.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+INPUTS = ("tokens", "vectors")
+EMBEDDINGS = {"tokens": ("onehot", "learned"), "vectors": ("linear", "identity")}
+POSITIONS = ("none", "onehot", "learned", "sinusoidal")
+
+
+class InputFields:
+    """Mixin for config dataclasses with the fields ``d_model``, ``input``, ``vocab_size``,
+    ``input_dim``, ``embedding``, ``positions`` and ``max_len``: their checks and derived sizes."""
+
+    def check_input(self, fail) -> None:
+        """Call ``fail(message)`` for the first inconsistent input field."""
+        if self.input not in INPUTS:
+            fail(f"input must be one of {', '.join(INPUTS)}; got {self.input!r}")
+        if self.positions not in POSITIONS:
+            fail(f"positions must be one of {', '.join(POSITIONS)}; got {self.positions!r}")
+        if self.embedding not in EMBEDDINGS[self.input]:
+            fail(f"embedding for {self.input} inputs must be one of {', '.join(EMBEDDINGS[self.input])}; "
+                 f"got {self.embedding!r}")
+        if self.input == "tokens" and not (isinstance(self.vocab_size, int) and self.vocab_size >= 1):
+            fail("token inputs need vocab_size >= 1")
+        if self.input == "vectors" and not (isinstance(self.input_dim, int) and self.input_dim >= 1):
+            fail("vector inputs need input_dim >= 1")
+        if self.embedding == "identity" and self.input_dim > self.d_model:
+            fail(f"identity embedding needs input_dim <= d_model ({self.input_dim} > {self.d_model})")
+        if self.onehot_width > self.d_model:
+            fail(f"one-hot blocks need d_model >= {self.onehot_width} (tokens + positions), got {self.d_model}")
+
+    @property
+    def token_block(self) -> int:
+        """Rows taken by the token one-hot (0 unless tokens are embedded one-hot)."""
+        return self.vocab_size if self.input == "tokens" and self.embedding == "onehot" else 0
+
+    @property
+    def onehot_width(self) -> int:
+        return self.token_block + (self.max_len if self.positions == "onehot" else 0)
+
+
+def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
+    """The sine/cosine positional table of Vaswani et al. (2017), shape (max_len, d_model)."""
+    position = torch.arange(max_len, dtype=torch.float64)[:, None]
+    rate = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(position * rate)
+    table[:, 1::2] = torch.cos(position * rate)[:, : d_model // 2]
+    return table.float()
+
+
+def add_input_weights(model: nn.Module, c) -> None:
+    """Register the embedding's weights on ``model`` (``W_E``, ``W_in``/``b_in``, ``W_pos``)."""
+    if c.input == "tokens" and c.embedding == "learned":
+        model.W_E = nn.Parameter(torch.empty(c.vocab_size, c.d_model))
+    if c.input == "vectors" and c.embedding == "linear":
+        model.W_in = nn.Parameter(torch.empty(c.input_dim, c.d_model))
+        model.b_in = nn.Parameter(torch.zeros(c.d_model))
+    if c.positions == "learned":
+        model.W_pos = nn.Parameter(torch.empty(c.max_len, c.d_model))
+    elif c.positions == "sinusoidal":
+        model.register_buffer("W_pos", sinusoidal_table(c.max_len, c.d_model))
+
+
+def embed(model: nn.Module, c, x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The stream before the first layer, ``(B, n, d_model)``, for token ids or vectors ``x``."""
+    n = x.shape[1]
+    if n > c.max_len:
+        raise ValueError(f"sequence length {n} exceeds max_len={c.max_len}")
+    if c.input == "tokens":
+        if c.embedding == "learned":
+            h = model.W_E[x]
+        else:
+            h = torch.eye(c.d_model, dtype=dtype, device=x.device)[x]  # token one-hot in rows [0, V)
+    else:
+        x = x.to(dtype)
+        h = x @ model.W_in + model.b_in if c.embedding == "linear" else F.pad(x, (0, c.d_model - c.input_dim))
+    if c.positions == "onehot":
+        eye = torch.zeros(n, c.d_model, dtype=dtype, device=h.device)
+        eye[torch.arange(n), c.token_block + torch.arange(n)] = 1.0
+        h = h + eye
+    elif c.positions in ("learned", "sinusoidal"):
+        h = h + model.W_pos[:n].to(dtype)
+    return h
+
+
+def add_readout_weights(model: nn.Module, d_model: int, n_out: int, bias: bool) -> None:
+    """Register the read-out ``W_U`` (and ``b_U``) on ``model``."""
+    model.W_U = nn.Parameter(torch.empty(d_model, n_out))
+    if bias:
+        model.b_U = nn.Parameter(torch.zeros(n_out))
+
+
+def read_out(model: nn.Module, h: torch.Tensor, bias: bool) -> torch.Tensor:
+    """Logits ``h W_U (+ b_U)``."""
+    logits = h @ model.W_U
+    return logits + model.b_U if bias else logits

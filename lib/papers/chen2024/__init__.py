@@ -1,0 +1,15 @@
+"""Chen & Zou (2024): what 1, 2 and 3 attention layers can do.
+
+=================  =====================================================================
+module             what
+=================  =====================================================================
+``constructions``  Theorems 1, 3, 5 and 6 (ReLU attention) and Sec. 3.1's model config
+``softmax``        the constructions with softmax attention (Sec. 16; our extensions)
+``examples``       Table 1 and the dependent sets of the proofs of Theorems 2 and 4
+``dependence``     the linear-dependence identity behind the one-layer impossibility results
+``training``       recipes, the paper's initialisation, training curves, attention scores
+``sweeps``         Figures 2 and 4-7 and Sec. 6.1 as named sweeps (``SWEEPS``), accessors
+=================  =====================================================================
+
+Run a sweep: ``python -m lib.papers.chen2024 SCALE [NAME ...]`` (``list`` shows them).
+"""

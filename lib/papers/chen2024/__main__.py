@@ -1,0 +1,7 @@
+"""``python -m lib.papers.chen2024 [SCALE] [NAME ...]``: run this paper's sweeps."""
+import sys
+
+from ...results import sweeps_main
+from .sweeps import SWEEPS
+
+sys.exit(sweeps_main("chen2024", SWEEPS))

@@ -1,0 +1,72 @@
+"""Linear dependence of one-layer outputs (Chen & Zou 2024, Sec. 11, 13.1, 14.1 and 16).
+
+In a one-layer attention-only model the last column's output is ``h_{n-1}`` plus a sum of
+terms that each depend on one (token, position) pair and on ``h_{n-1}``. If a set of
+sequences ending with the same token is *dependent* (Def. 3: integer weights ``lambda``
+with the same multiset of tokens at every position on both sides), then
+
+    sum_i lambda_i o(X_i) = 0                 (Prop. 7-8, ReLU, any number of heads)
+    sum_i lambda_i Z_i o(X_i) = 0             (Prop. 9-10, softmax with one head,
+                                               Z_i the softmax normaliser of X_i's last column)
+
+for the logits ``o`` of *any* weights. Theorems 2 and 4 follow: the identity forbids the
+sign pattern that classifying all the dependent sequences correctly would need. The dependent
+sets of the proofs are in :mod:`lib.papers.chen2024.examples`.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import torch
+
+from ...tasks import Batch
+
+
+def is_dependent(x: torch.Tensor, lambdas) -> bool:
+    """Def. 3: same last token everywhere, and equal token multisets at every position."""
+    lambdas = [int(v) for v in lambdas]
+    if len(set(x[:, -1].tolist())) != 1 or not any(lambdas):
+        return False
+    for position in range(x.shape[1]):
+        plus, minus = Counter(), Counter()
+        for row, lam in zip(x[:, position].tolist(), lambdas):
+            (plus if lam > 0 else minus)[row] += abs(lam)
+        if plus != minus:
+            return False
+    return True
+
+
+@torch.no_grad()
+def dependence_residual(model, batch: Batch, lambdas, weights: torch.Tensor | None = None) -> float:
+    """``max |sum_i lambda_i w_i o(X_i)|`` relative to ``max |o|`` (w = 1 unless given)."""
+    logits = model(batch.x).double()
+    lam = torch.tensor(lambdas, dtype=torch.float64)
+    if weights is not None:
+        lam = lam * weights.double()
+    return float((lam[:, None] * logits).sum(0).abs().max() / logits.abs().max().clamp_min(1e-300))
+
+
+@torch.no_grad()
+def softmax_normalizers(model, x: torch.Tensor) -> torch.Tensor:
+    """Prop. 9's ``Z_i = sum_j exp(score(last, j))`` of a one-layer, one-head softmax model."""
+    attn = model.layers[0].attn
+    if model.config.n_layers != 1 or attn.n_heads != 1 or model.config.attention != "softmax":
+        raise ValueError("softmax_normalizers needs a one-layer, one-head softmax model")
+    h = model.embed(x)
+    scores = attn.scores(h, h[:, -1:])[:, 0, 0]  # (B, n): the last column's scores
+    return torch.exp(scores.double()).sum(1)
+
+
+@torch.no_grad()
+def strict_correct(model, batch: Batch, margin: float = 1e-6) -> torch.Tensor:
+    """Per example: does the target logit beat every other logit by more than ``margin``?
+    (arg-max alone would count ties as right for the first class.)"""
+    logits = model(batch.x).double()
+    target = logits.gather(1, batch.y[:, None])
+    others = logits.scatter(1, batch.y[:, None], float("-inf"))
+    return target[:, 0] > others.max(1).values + margin
+
+
+def strict_accuracy(model, batch: Batch, margin: float = 1e-6) -> float:
+    """Fraction of examples that are :func:`strict_correct`."""
+    return float(strict_correct(model, batch, margin).double().mean())

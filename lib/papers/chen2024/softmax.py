@@ -1,0 +1,95 @@
+"""Chen & Zou's constructions with softmax attention (Sec. 16 covers only the impossibility
+side; these are our extensions): :func:`with_attention` loads the ReLU weights into a softmax
+model, :func:`template_matching_softmax` repairs Theorem 5, and
+:func:`in_context_template_matching_softmax` rebuilds Theorem 6 as below.
+
+Theorem 6. The ReLU construction of :func:`lib.papers.chen2024.constructions.in_context_template_matching`
+subtracts the query's template from every block and lets the last column lose the answers of
+blocks whose difference is non-zero. Softmax cannot subtract: every head outputs a convex
+combination. This version keeps the depth (three layers) and compares templates by a
+*score* instead, which softmax turns into a choice:
+
+* **Layer 1 (parse, 1 head).** Every template position attends to the positions of its own
+  block that hold the same word (score 1; other words in the block 0; other blocks -2) and
+  writes their offsets: position (b, c) gets column c of ``M_b``, the block's equality matrix
+  with columns normalised to sum 1 (``M_b[c', c] = [x_{b,c'} = x_{b,c}] / #{c'': x_{b,c''} =
+  x_{b,c}}``), a function of the template alone.
+* **Layer 2 (gather, l heads).** Head c sends column c of the block into the block's answer
+  position (and of the query block into the last position): the answer of block b holds
+  ``M_b``, the last position ``M_q``, in ``l x l`` extra rows.
+* **Layer 3 (match, 1 head).** The last position scores each answer by
+  ``<M_q, M_b> - tr(M_b) / 2 = (|M_q|^2 - |M_q - M_b|^2) / 2`` (``|M|^2 = tr M`` = the number
+  of distinct words), largest exactly for the block with the query's template, and copies the
+  answer tokens; the classifier reads them.
+
+Width ``d' = d + n + l + l^2``. Every score is a function of equality patterns, so the
+construction is exact once the inverse temperature ``beta`` makes layers 1-2 sharp enough
+(the chapter scans beta; layer 3 itself is exact at any beta > 0).
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ...constructions.blocks import parse_within_blocks
+from ...constructions.weights import WeightBuilder, last_column, normalized_classifier
+from ...models import AttentionModel, build_model
+from ...tasks import InContextTemplateMatching, TemplateMatching
+from .constructions import paper_config, template_matching
+
+
+def with_attention(model: AttentionModel, attention: str, beta: float = 1.0) -> AttentionModel:
+    """The same weights in a model whose attention is ``attention`` with score scale ``beta``
+    (Sec. 16: replace ReLU by softmax at inverse temperature beta)."""
+    config = model.config.replace(attention=attention, attn_scale=beta)
+    return build_model(config, dtype=next(model.parameters()).dtype).set_weights(dict(model.named_parameters()))
+
+
+def template_matching_softmax(task: TemplateMatching, beta: float = 1.0) -> AttentionModel:
+    """Theorem 5 with softmax attention at inverse temperature ``beta`` (our extension).
+
+    Layer 1 keeps the parse weights: scores depend only on which tokens are equal, so the
+    averaged positional rows ``e_i + [x_m = x_i] / c_i`` still depend on the template alone.
+    The map layer cannot keep ReLU's weights (softmax would put all weight on the largest
+    score), so its scores are set to ``(l-1-j) log(3) / 4`` in effect, which gives the columns
+    distinct positive weights; Lemma 3's classifier is built from the resulting codes.
+    Exact as long as the codes of distinct templates differ, which the tests check on every
+    sequence.
+    """
+    model = with_attention(template_matching(task), "softmax", beta)
+    d, n, l = len(task.vocab), task.seq_len, task.length
+    W2 = model.get_weight("layers.1.attn.W_QK")
+    for j in range(l):
+        # effective score beta * h_last[n-1] * W * h_j[j] with h_last[n-1] = 2, h_j[j] in (1, 2]
+        W2[0, d + n - 1, d + j] = math.log(3) * (l - 1 - j) / (4 * beta)
+    model.set_weights({"layers.1.attn.W_QK": W2})
+    x = torch.tensor([list(t) + [task.sign] for t in task.templates])
+    return model.set_weights({"W_U": normalized_classifier(last_column(model, x), rows=slice(d, d + n))})
+
+
+
+def in_context_template_matching_softmax(task: InContextTemplateMatching, beta: float = 1.0) -> AttentionModel:
+    """Three softmax layers with 1, l and 1 heads (see the module docstring)."""
+    d, n, l, k = len(task.vocab), task.seq_len, task.length, task.k
+    w = WeightBuilder(paper_config(task, 3, (1, l, 1), extra_rows=l + l * l, attention="softmax", beta=beta))
+    span, offsets, code = l + 2, d + n, d + n + l
+    start = [span * b for b in range(k + 1)]  # block b starts at span*b; block k is the query
+    # layer 1: parse within blocks
+    parse_within_blocks(w, 0, 0, d=d, n=n, n_words=task.n_words, span=span, out_row=offsets, offsets=l)
+    # layer 2: head c gathers column c into the answer (and the query block's into the last position)
+    for c in range(l):
+        for b in range(k):
+            w.qk[1][c, d + start[b] + l + 1, d + start[b] + c] = 1.0
+        w.qk[1][c, d + n - 1, d + start[k] + c] = 1.0
+        for r in range(l):
+            w.v[1][c, offsets + r, code + c * l + r] = float(l)  # x l undoes the mean over l heads
+    # layer 3: score <M_q, M_b> - tr(M_b)/2 from the last position, copy the answer token
+    for r in range(l * l):
+        w.qk[2][0, code + r, code + r] = 1.0
+    for c in range(l):
+        w.qk[2][0, task.sign, code + c * l + c] = -0.5
+    for a in range(task.n_answers):
+        w.v[2][0, task.answer_offset + a, task.answer_offset + a] = 1.0
+        w.u[task.answer_offset + a, a] = 1.0
+    return w.model()

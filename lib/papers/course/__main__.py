@@ -1,0 +1,7 @@
+"""``python -m lib.papers.course [SCALE] [NAME ...]``: run chapter 0's sweep."""
+import sys
+
+from ...results import sweeps_main
+from .sweeps import SWEEPS
+
+sys.exit(sweeps_main("course", SWEEPS))

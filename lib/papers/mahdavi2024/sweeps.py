@@ -1,0 +1,111 @@
+"""The training sweeps of Mahdavi et al. (2024), Figures 2-5, at three scales.
+
+``SWEEPS[name].result()`` loads (or runs) one; ``python -m lib.papers.mahdavi2024 SCALE [NAME ...]``
+runs them from the command line. Every point of a sweep with the same T, with all its seeds,
+trains as one masked ensemble (:func:`lib.papers.mahdavi2024.training.run_group`). The paper
+scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k, 50k-300k steps).
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from ... import scale as _scale
+from ...results import Sweep
+from .training import run_group
+
+
+def recipe(size: str) -> dict:
+    """Model width, optimiser and budget at one scale (JSON-able; goes into each config)."""
+    if size == "paper":  # the official code: d = 64, batch 256, lr 1e-3, >= 50k steps
+        return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, eval_every=500,
+                    seeds=[42, 43, 44])
+    if size == "smoke":
+        return dict(dim=16, lr=1e-2, batch_size=None, steps=250, long_steps=400, eval_every=50, seeds=[0, 1])
+    return dict(dim=16, lr=1e-2, batch_size=None, steps=2000, long_steps=3000, eval_every=100, seeds=[0, 1, 2, 3])
+
+
+def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
+    """``(config, grid)`` of one experiment at one scale (default: the current scale).
+
+    Names: ``fig2a`` (heads H), ``fig2b`` (context size n), ``fig2c`` (head size d_h) with
+    shared contexts and 100 classes; ``fig4_heads``/``fig4_context`` (per-example contexts,
+    classes), ``fig4_reg_heads``/``fig4_reg_context`` (per-example contexts, regression);
+    ``fig5_heads``/``fig5_context`` (shared contexts, regression); ``fig3`` (saturation).
+    Paper sizes are the official ``reproduce.sh`` grids.
+    """
+    size = _scale.validate(size or _scale.current())
+    r = recipe(size)
+    paper, smoke = size == "paper", size == "smoke"
+    heads = [1, 5, 10, 20, 30, 40, 50, 60] if paper else ([1, 2, 3, 4] if smoke else [1, 2, 4, 6, 8])
+    ctx = [1, 5, 10, 20, 30, 40, 50, 60] if paper else ([1, 2, 4] if smoke else [1, 2, 4, 8, 12])
+    n_fix, h_fix = (32, 20) if paper else ((4, 2) if smoke else (8, 4))
+    dh_fix = 64 if paper else r["dim"]
+    base = dict(context="shared", labels="classes", early_stop=True, steps=r["steps"], **{
+        k: v for k, v in r.items() if k not in ("steps", "long_steps")})
+
+    def grid(Ts, key, values, **fixed):
+        return [dict(T=T, **fixed, **{key: v}) for T in Ts for v in values]
+
+    def pick(smoke_, default_, paper_):
+        return paper_ if paper else (smoke_ if smoke else default_)
+
+    if name == "fig2a":
+        return base, grid(pick([80], [200, 400], [10_000, 20_000, 30_000, 40_000]), "H", heads, n=n_fix, d_h=dh_fix)
+    if name == "fig2b":
+        return base, grid(pick([60], [200, 400], [6000, 10_000, 14_000, 18_000]), "n", ctx, H=h_fix, d_h=dh_fix)
+    if name == "fig2c":
+        dhs = list(range(10, 61, 5)) + [64] if paper else ([1, 2, 4, 8] if smoke else [1, 2, 4, 8, 16])
+        cfg = dict(base, steps=r["long_steps"])
+        return cfg, grid(pick([60], [200], [10_000, 15_000, 20_000]), "d_h", dhs, H=30 if paper else h_fix,
+                         n=n_fix)
+    if name == "fig3":
+        cfg = dict(base, steps=pick(800, 5000, 300_000), early_stop=False, saturation=True)
+        points = pick([dict(T=30, H=4)], [dict(T=120, H=4), dict(T=250, H=8)], [dict(T=550, H=4),
+                                                                               dict(T=1300, H=8)])
+        return cfg, [dict(p, n=n_fix, d_h=dh_fix) for p in points]
+    if name in ("fig4_heads", "fig4_context"):
+        cfg = dict(base, context="per_example")
+        if name == "fig4_heads":
+            return cfg, grid(pick([80], [200, 400], [30_000, 50_000, 70_000, 90_000, 110_000, 130_000]), "H",
+                             heads, n=n_fix, d_h=dh_fix)
+        return cfg, grid(pick([60], [200, 400], [20_000, 30_000, 40_000, 50_000, 60_000]), "n", ctx, H=h_fix,
+                         d_h=dh_fix)
+    if name in ("fig4_reg_heads", "fig4_reg_context", "fig5_heads", "fig5_context"):
+        cfg = dict(base, labels="reals", early_stop=False, steps=r["long_steps"],
+                   context="per_example" if name.startswith("fig4") else "shared")
+        if name.startswith("fig4"):
+            Ts = pick([40], [100, 200], [10_000, 30_000, 50_000, 70_000, 90_000])
+        else:
+            Ts = pick([40], [50, 100], [10_000, 15_000, 20_000, 25_000, 30_000] if name == "fig5_heads"
+                      else [10_000, 15_000, 20_000, 25_000])
+        if name.endswith("heads"):
+            return cfg, grid(Ts, "H", heads, n=n_fix, d_h=dh_fix)
+        return cfg, grid(Ts, "n", ctx, H=h_fix, d_h=dh_fix)
+    raise ValueError(f"sweep: unknown experiment {name!r}")
+
+
+def _run(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
+    return run_group(config, points, device=device)
+
+
+_ABOUT = {
+    "fig2a": "Fig. 2a: memorization vs heads H (shared context, 100 classes)",
+    "fig2b": "Fig. 2b: memorization vs context size n",
+    "fig2c": "Fig. 2c: memorization vs head size d_h",
+    "fig3": "Fig. 3: saturation of trained heads (no early stop)",
+    "fig4_heads": "Fig. 4: per-example contexts, classes, vs H",
+    "fig4_context": "Fig. 4: per-example contexts, classes, vs n",
+    "fig4_reg_heads": "Fig. 4: per-example contexts, regression, vs H",
+    "fig4_reg_context": "Fig. 4: per-example contexts, regression, vs n",
+    "fig5_heads": "Fig. 5: regression (shared context) vs H",
+    "fig5_context": "Fig. 5: regression (shared context) vs n",
+}
+SWEEPS: dict[str, Sweep] = {
+    key: Sweep("mahdavi2024", key, partial(sweep, key), _run, group_by=("T",), about=about)
+    for key, about in _ABOUT.items()
+}
+
+
+def result(name: str, scale: str | None = None, *, device=None):
+    """Sweep ``name`` at ``scale`` (default: the current one), loaded or run (see :class:`Sweep`)."""
+    return SWEEPS[name].result(scale, device=device)

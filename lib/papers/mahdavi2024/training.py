@@ -1,0 +1,125 @@
+"""Training experiments of Mahdavi, Liao & Thrampoulidis (2024), Sec. 6 and Appendices H-I
+(Figures 2-5): how many random labels one trained attention layer memorizes.
+
+The model and recipe follow the official code (the paper leaves them out; reading notes,
+Sec. 4.0): a trainable linear embedding plus sinusoidal positions, one layer of H heads with
+query/key size d_h, d_v = 1 and W_O, logits scaled by 1/sqrt(d_model) (not d_h), the query
+(position 0) masked from itself and read out by a linear decoder with bias; Adam with a linear
+warm-up over the first 5% of steps from lr/100, then cosine decay to zero; evaluation on the
+training set and early stop at 100% training accuracy (classification). "Memorization" is the
+final training accuracy at a fixed number of examples T (or the training MSE, regression).
+
+Our deviations, kept in each result's config: weights start from N(0, 1/fan_in) (the code:
+Xavier-uniform); the default scale uses d = 16, full-batch training with lr 1e-2 and
+thousands rather than 50k-300k steps (the notes' tested reduced configuration). All points of a
+sweep with the same T, and all their seeds, train together as one ensemble of masked models
+(:func:`train_group`); each seed has its own random dataset. The sweeps themselves (grids at
+each scale) are in :mod:`lib.papers.mahdavi2024.sweeps`.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import torch
+
+from ...models import AttentionConfig, build_model
+from ...tasks.base import Batch
+from ...tasks.random_labels import query_context_data
+from ...train import TrainConfig, train
+from .construction import probe
+
+N_CLASSES = 100
+
+
+def model_config(dim: int, context_size: int, n_heads: int, d_head: int, n_out: int = N_CLASSES) -> AttentionConfig:
+    """The official code's ``BaselineAttention`` as a configuration of the shared model."""
+    return AttentionConfig(d_model=dim, n_out=n_out, n_layers=1, n_heads=n_heads, d_head=d_head, d_value=1,
+                       attention="softmax", attn_scale=1.0 / math.sqrt(dim), combine="project", residual=False,
+                       input="vectors", input_dim=dim, embedding="linear", positions="sinusoidal",
+                       max_len=context_size + 1, masked_keys=(0,), readout="first", readout_bias=True)
+
+
+# ----------------------------------------------------------------------------- one pass per T
+def train_group(config: dict, points: list[dict], *, device=None, progress: bool = True):
+    """Train every (point, seed) of ``points`` (all with the same T) as one ensemble.
+
+    Each member is a ``maskable`` model of the group's largest H, d_h and n, restricted to its
+    own (:meth:`~lib.models.AttentionModel.restrict`), so it trains exactly as its smaller
+    model would (``tests/test_train.py`` checks this); each seed has its own dataset, padded
+    to the largest context with keys nobody attends to. Returns the
+    :class:`~lib.train.Run` and the members as ``(point, seed, dataset)``.
+    """
+    if len({p["T"] for p in points}) != 1:
+        raise ValueError("train_group: all points of a group must share T")
+    classes = config["labels"] == "classes"
+    H_max, d_max, n_max = (max(p[k] for p in points) for k in ("H", "d_h", "n"))
+    shape = model_config(config["dim"], n_max, H_max, d_max, N_CLASSES if classes else 1).replace(maskable=True)
+    members, factories, datasets = [], [], []
+    for point in points:
+        for seed in config["seeds"]:
+            data = query_context_data(point["T"], point["n"], config["dim"], context=config["context"],
+                                      labels=config["labels"], n_classes=N_CLASSES, seed=seed)
+            data = Batch(torch.nn.functional.pad(data.x, (0, 0, 0, n_max - point["n"])), data.y)
+            members.append((point, seed, data))
+            datasets.append(data)
+            factories.append(lambda s, p=point: build_model(shape, seed=s).restrict(p["H"], p["d_h"], p["n"] + 1))
+    steps = config["steps"]
+    train_cfg = TrainConfig(steps=steps, lr=config["lr"], optimizer="adam", schedule="warmup_cosine",
+                            warmup=max(1, steps // 20), batch_size=config["batch_size"],
+                            loss="cross_entropy" if classes else "mse", eval_every=config["eval_every"],
+                            stop_when=("train", "acc", 1.0) if classes and config["early_stop"] else None)
+    run = train(factories, [seed for _, seed, _ in members], train_cfg, datasets, evals={"train": datasets},
+                device=device, progress=progress, desc=f"T={points[0]['T']}: {len(members)} models")
+    return run, members
+
+
+def run_group(config: dict, points: list[dict], *, device=None, progress: bool = True) -> list[dict]:
+    """The metrics of each of ``points`` (one T), trained as one ensemble (:func:`train_group`):
+    per-seed training accuracy and memorized count (classes) or training MSE (regression), and
+    the step each seed stopped at; the group's size and wall time are kept with every point."""
+    run, members = train_group(config, points, device=device, progress=progress)
+    outputs = {}
+    for k, (p, seed, data) in enumerate(members):
+        row = outputs.setdefault(json.dumps(p, sort_keys=True), {"stopped_at": [], "seeds": []})
+        row["stopped_at"].append(int(run.stopped_at[k]))
+        row["seeds"].append(seed)
+        if config["labels"] == "classes":
+            row.setdefault("acc", []).append(float(run.final("train", "acc")[k]))
+        else:
+            row.setdefault("mse", []).append(float(run.final("train", "loss")[k]))
+            row["label_var"] = float(np.var(data.y.numpy()))
+        if config.get("saturation") and seed == config["seeds"][0]:
+            row.update(saturation_stats(run.model(k), data, p["H"], p["n"]))
+    for row_key, row in outputs.items():
+        p = json.loads(row_key)
+        row.update(steps=run.eval_steps[-1], group_size=len(members), group_wall_s=run.wall_s)
+        if "acc" in row:
+            row.update(memorized=[round(a * p["T"]) for a in row["acc"]], acc_mean=float(np.mean(row["acc"])))
+        else:
+            row["mse_mean"] = float(np.mean(row["mse"]))
+    return [outputs[json.dumps(p, sort_keys=True)] for p in points]
+
+
+def saturation_stats(model, batch, n_heads: int, context_size: int, threshold: float = 0.99) -> dict:
+    """Appendix H (Fig. 3): the query's largest softmax coefficient per (example, head), the
+    fraction of saturated pairs (max > 0.99, the code's rule) and per example the number of
+    saturated heads (active heads and context keys only)."""
+    _, theta = probe(model, batch.x)
+    top = theta[:, :n_heads, :context_size].max(-1)  # (T, H)
+    saturated = top > threshold
+    H = top.shape[1]
+    return {"max_coefficient": np.round(top, 4).tolist(), "saturated_fraction": float(saturated.mean()),
+            "examples_with_free_head": float((~saturated).any(1).mean()),
+            "saturated_heads_hist": np.bincount(saturated.sum(1), minlength=H + 1).tolist()}
+
+
+def linear_fit(x, y) -> dict:
+    """Least-squares line through ``(x, y)`` and its R^2 (Fig. 2a's reading)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = y - (slope * x + intercept)
+    total = ((y - y.mean()) ** 2).sum()
+    return {"slope": float(slope), "intercept": float(intercept),
+            "r2": float(1 - (residual ** 2).sum() / total) if total > 0 else 1.0}

@@ -1,0 +1,78 @@
+"""Chen & Zou (2024): every construction at exactly 100% on the whole task."""
+import pytest
+
+from lib.constructions.weights import last_column
+from lib.models import accuracy
+from lib.papers.chen2024.constructions import (in_context_qa, in_context_template_matching, memorization,
+                                               template_matching)
+from lib.papers.chen2024.examples import table_1
+from lib.papers.chen2024.softmax import (in_context_template_matching_softmax, template_matching_softmax,
+                                         with_attention)
+from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
+
+
+def test_theorem_1_memorizes_table_1_and_a_random_dataset():
+    task, batch = table_1()["Memorization"]
+    model = memorization(task)
+    assert accuracy(model, task.enumerate()) == 1.0
+    big = SequenceClassification(n_words=30, length=6, n_examples=500, dataset_seed=3)
+    model = memorization(big)
+    assert accuracy(model, big.enumerate()) == 1.0
+    # Lemma 4: the last column is the concatenation of the word one-hots
+    x = big.enumerate().x[:5]
+    d = len(big.vocab)
+    h = last_column(model, x)
+    for i in range(big.length):
+        assert (h[:, i * d:(i + 1) * d].argmax(1) == x[:, i]).all()
+    assert h.abs().sum(1).allclose(h.new_full((5,), big.length))
+
+
+def test_theorem_3_solves_every_in_context_qa_example():
+    assert accuracy(in_context_qa(InContextQA(5, 5, 3)), InContextQA(5, 5, 3).enumerate()) == 1.0  # 10,800
+
+
+def test_theorem_3_at_the_papers_size():
+    task = InContextQA(100, 100, 4)
+    assert accuracy(in_context_qa(task), task.sample(2000, seed=0)) == 1.0
+
+
+@pytest.mark.parametrize("n_words, length", [(3, 2), (5, 3), (7, 5)])
+def test_theorem_5_solves_every_template_matching_sequence(n_words, length):
+    task = TemplateMatching(n_words, length)
+    assert accuracy(template_matching(task), task.enumerate()) == 1.0  # all n_words^length sequences
+
+
+def test_theorem_5_at_the_papers_size():
+    task = TemplateMatching(210, 5)
+    assert accuracy(template_matching(task), task.sample(2000, seed=0)) == 1.0
+
+
+def test_theorem_6_corrected_solves_in_context_template_matching():
+    small = InContextTemplateMatching(3, 2, 2, 2)
+    assert accuracy(in_context_template_matching(small), small.enumerate()) == 1.0  # 648
+    paper = InContextTemplateMatching(100, 100, 5, 4)
+    assert accuracy(in_context_template_matching(paper), paper.sample(500, seed=1)) == 1.0
+
+
+def test_softmax_versions_of_theorems_1_and_3_are_exact_at_moderate_temperature():
+    qa = InContextQA(5, 5, 3)
+    assert accuracy(with_attention(in_context_qa(qa), "softmax", beta=1.0), qa.enumerate()) == 1.0
+    sc, _ = table_1()["Memorization"]
+    model = memorization(sc)
+    assert accuracy(with_attention(model, "softmax", beta=3.0), sc.enumerate()) == 1.0
+    assert accuracy(with_attention(model, "softmax", beta=1.0), sc.enumerate()) < 1.0
+
+
+def test_softmax_theorem_5_is_exact_at_every_temperature():
+    task = TemplateMatching(6, 4)
+    for beta in (0.01, 1.0, 100.0):
+        assert accuracy(template_matching_softmax(task, beta), task.enumerate()) == 1.0
+
+
+def test_softmax_theorem_6_is_exact_once_sharp():
+    small = InContextTemplateMatching(3, 2, 2, 2)
+    data = small.enumerate()
+    assert accuracy(in_context_template_matching_softmax(small, 10.0), data) == 1.0
+    assert accuracy(in_context_template_matching_softmax(small, 1.0), data) < 1.0  # too soft: layers 1-2 blur
+    mid = InContextTemplateMatching(4, 3, 3, 3)
+    assert accuracy(in_context_template_matching_softmax(mid, 10.0), mid.sample(2000, seed=1)) == 1.0

@@ -1,0 +1,73 @@
+"""Chen & Zou (2024) tasks: sizes, semantics and splits."""
+import math
+
+import torch
+
+from lib.papers.chen2024.examples import table_1
+from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
+from lib.tasks.templates import all_templates, template_of
+
+
+def test_template_counts_are_bell_numbers():
+    assert [len(all_templates(l)) for l in range(1, 6)] == [1, 2, 5, 15, 52]
+
+
+def test_sequence_classification_is_distinct_with_distinct_labels():
+    data = SequenceClassification(n_words=5, length=4, n_examples=300).enumerate()
+    assert len({tuple(x.tolist()) for x in data.x}) == 300
+    assert sorted(data.y.tolist()) == list(range(300))
+
+
+def test_in_context_qa_size_targets_and_pairing_split():
+    task = InContextQA(n_questions=5, n_answers=5, k=3)
+    everything = task.enumerate()
+    assert len(everything) == math.perm(5, 3) ** 2 * 3 == 10_800
+    b = task.sample(200, seed=0)
+    for x, y in zip(b.x, b.y):
+        blocks = x[:-2].reshape(3, 3)
+        c = (blocks[:, 0] == x[-2]).nonzero().item()  # exactly one block holds the query question
+        assert blocks[c, 2] - task.answer_offset == y
+    train, test = task.split(300, 100, seed=0)
+    held = task._held
+
+    def pairs(batch):
+        blocks = batch.x[:, :-2].reshape(len(batch), 3, 3)
+        return blocks[:, :, 0], blocks[:, :, 2] - task.answer_offset
+
+    q, a = pairs(train)
+    assert not held[q, a].any()  # no held-out pairing anywhere in training
+    q, a = pairs(test)
+    query_block = (q == test.x[:, -2:-1]).float().argmax(1)
+    assert held[q[torch.arange(100), query_block], a[torch.arange(100), query_block]].all()
+
+
+def test_template_matching_is_balanced_labelled_by_pattern_and_splits_maps():
+    task = TemplateMatching(n_words=30, length=3)
+    b = task.sample(5000, seed=0)
+    assert all(task.templates[int(y)] == template_of(x[:-1].tolist()) for x, y in zip(b.x[:300], b.y[:300]))
+    counts = torch.bincount(b.y, minlength=5).float()
+    assert counts.min() > 0.8 * counts.mean()  # template-balanced, not sequence-uniform
+    assert len(TemplateMatching(n_words=7, length=5).enumerate()) == 7**5
+    train, test = task.split(500, 200, seed=0)
+    maps = lambda batch: {(int(y), tuple(x[:-1].tolist())) for x, y in zip(batch.x, batch.y)}
+    assert not maps(train) & maps(test)
+
+
+def test_in_context_template_matching_has_one_matching_block():
+    task = InContextTemplateMatching(n_words=6, n_answers=6, length=3, k=3)
+    assert task.seq_len == (3 + 2) * 3 + 3 + 1
+    b = task.sample(300, seed=0)
+    for x, y in zip(b.x, b.y):
+        blocks = x[: 5 * 3].reshape(3, 5)
+        query = template_of(x[15:18].tolist())
+        matches = [i for i in range(3) if template_of(blocks[i, :3].tolist()) == query]
+        assert len(matches) == 1 and blocks[matches[0], 4] - task.answer_offset == y
+    assert len(InContextTemplateMatching(n_words=3, n_answers=2, length=2, k=2).enumerate()) == 648
+
+
+def test_table_1_rows_are_the_papers():
+    rows = {name: task.render(batch, 20) for name, (task, batch) in table_1().items()}
+    assert rows["Reasoning"][1] == "b → 1 a → 2 a →  ->  2"
+    assert rows["Contextual generalization"][0] == "a a → 1 a b → 2 b b →  ->  1"
+    assert rows["Memorization"][8] == "c b →  ->  9"
+    assert len(rows["Generalization"]) == 9

@@ -1,0 +1,27 @@
+import math
+
+import pytest
+
+from lib.constructions.lookup import exactness_threshold, index_lookup_onehot
+from lib.models import accuracy
+from lib.tasks import IndexLookup
+
+
+@pytest.mark.parametrize("n_symbols, length", [(2, 1), (3, 5), (5, 4)])
+def test_index_lookup_construction_is_exact_on_the_whole_task(n_symbols, length):
+    task = IndexLookup(n_symbols=n_symbols, length=length)
+    assert accuracy(index_lookup_onehot(task, beta=8.0).double(), task.enumerate()) == 1.0
+
+
+def test_index_lookup_construction_exact_on_a_long_random_sample():
+    task = IndexLookup(n_symbols=32, length=128)
+    assert accuracy(index_lookup_onehot(task, beta=8.0).double(), task.sample(2000, seed=0)) == 1.0
+
+
+def test_index_lookup_threshold_is_log_n_minus_one():
+    task = IndexLookup(n_symbols=3, length=5)
+    everything = task.enumerate()
+    beta = exactness_threshold(task)
+    assert math.isclose(beta, math.log(4))
+    assert accuracy(index_lookup_onehot(task, beta + 1e-3).double(), everything) == 1.0
+    assert accuracy(index_lookup_onehot(task, beta - 1e-3).double(), everything) < 1.0

@@ -1,0 +1,151 @@
+"""Mahdavi et al. (2024): the data, the assumption tests and Theorem 1's construction."""
+import numpy as np
+import pytest
+import torch
+
+from lib.models import build_model
+from lib.papers.mahdavi2024 import construction as M
+from lib.papers.mahdavi2024 import kruskal
+from lib.papers.mahdavi2024.data import relu_hard_data
+from lib.tasks.random_labels import contexts, queries, query_context_data
+
+
+def build_and_check(batch, n_heads, d_head, **kw):
+    """Theorem 1 on ``batch`` with random real labels, checked through the shared model: rank(Z) =
+    T = H(r-1)+1, every label fitted, rank W_K W_Q^T <= d_h, the proof's saturation pattern."""
+    report = M.check_theorem_1(batch, n_heads, d_head, **kw)
+    assert report["rank Z"] == report["T"] == report["H(r-1)+1"], report
+    assert report["max |y_hat - y|"] < 1e-6 and report["max rank W_K W_Q^T"] <= d_head, report
+    assert report["later_heads_saturated"] == 1.0 and report["own_head_unsaturated"] == 1.0, report
+    assert M.theorem_1_holds(report, d_head)
+    return report
+
+
+def test_the_check_fails_when_the_theorem_does_not_hold():
+    batch = query_context_data(13, 6, 16, seed=2, dtype=torch.float64)
+    report = M.check_theorem_1(batch, 4, 4)
+    assert M.theorem_1_holds(report, 4)
+    assert not M.theorem_1_holds({**report, "rank Z": report["T"] - 1}, 4)
+    assert not M.theorem_1_holds({**report, "max |y_hat - y|": 1e-3}, 4)
+    assert not M.theorem_1_holds(report, 3)  # a head size below the weights' rank
+
+
+@pytest.mark.parametrize("context", ["shared", "per_example"])
+def test_theorem_1_at_the_papers_size(context):
+    d, n, H = 64, 32, 8
+    T = M.rank_bound(H, n, d)
+    assert T == 249
+    build_and_check(query_context_data(T, n, d, context=context, seed=3, dtype=torch.float64), H, d)
+
+
+def test_theorem_1_larger_than_the_paper():
+    d, n, H = 128, 64, 12
+    T = M.rank_bound(H, n, d)
+    build_and_check(query_context_data(T, n, d, seed=4, dtype=torch.float64), H, d)
+
+
+@pytest.mark.parametrize("d_head", [3, 4])
+def test_theorem_1_small_heads(d_head):
+    d, n, H = 16, 6, 4
+    T = M.rank_bound(H, n, d_head)  # r = d_head < n
+    build_and_check(query_context_data(T, n, d, seed=5, dtype=torch.float64), H, d_head)
+
+
+def test_theorem_1_vector_labels_skip_and_wide_values():
+    d, n, H = 32, 12, 8
+    T = M.rank_bound(H, n, d)
+    batch = query_context_data(T, n, d, context="per_example", seed=6, dtype=torch.float64)
+    build_and_check(batch, H, d, d_out=4)
+    build_and_check(batch, H, d, d_out=3, d_value=5, skip=True)
+
+
+def test_theorem_1_on_prop_3_data():
+    d, n, H = 16, 6, 4
+    batch = relu_hard_data(M.rank_bound(H, n, d), n, d, seed=7)
+    build_and_check(batch, H, d)
+
+
+def test_construction_refuses_too_many_examples():
+    batch = query_context_data(30, 6, 16, seed=0, dtype=torch.float64)
+    with pytest.raises(ValueError, match="exceeds"):
+        M.memorize(contexts(batch).numpy(), queries(batch).numpy(), np.zeros(30), 4, 16)
+
+
+def test_parameter_counts():
+    d, H, dh, dv, dout = 16, 3, 5, 2, 2
+    assert build_model(M.model_config(d, 6, H, dh, dv, dout)).n_params() == M.paper_param_count(d, H, dh, dv, dout) + H * dv * d
+
+
+def test_prop_2_shared_context_caps_rank_and_per_example_does_not():
+    d, n, H, T = 16, 6, 4, 60
+    rng = np.random.default_rng(0)
+    shared = query_context_data(T, n, d, seed=1, dtype=torch.float64)
+    per_example = query_context_data(T, n, d, context="per_example", seed=1, dtype=torch.float64)
+    cap = M.rank_bound(H, n)
+    best = 0
+    for _ in range(10):
+        W = rng.standard_normal((H, d, d))
+        Z, _ = M.head_outputs(contexts(shared).numpy(), queries(shared).numpy(), W)
+        best = max(best, np.linalg.matrix_rank(Z))
+    assert best == cap
+    Z, _ = M.head_outputs(contexts(per_example).numpy(), queries(per_example).numpy(), W)
+    assert np.linalg.matrix_rank(Z) > cap
+
+
+def test_kruskal_exact_and_randomized():
+    rng = np.random.default_rng(0)
+    v = rng.standard_normal((12, 5))
+    assert kruskal.kruskal_rank(v) == 5  # general position
+    v[2] = v[0] + v[1]  # a planted three-way dependency
+    assert kruskal.kruskal_rank(v) == 2
+    assert kruskal.kruskal_pass_rate(v, 3, trials=5000) >= 0.97  # the randomized test misses it
+    same = np.ones((50, 8))
+    assert kruskal.kruskal_pass_rate(same, 2, trials=200) == 0.0
+    batch = query_context_data(300, 8, 16, seed=0)
+    report = kruskal.assumption_report(queries(batch), contexts(batch), trials=500)
+    assert report["assumption_1"] == 1.0 and report["assumption_2"] == 1.0 and report["general_position"] == 1.0
+    with pytest.raises(ValueError, match="k must be"):
+        kruskal.kruskal_pass_rate(v, 13)
+
+
+def test_query_context_data():
+    a, b = query_context_data(10, 4, 8, seed=2), query_context_data(10, 4, 8, seed=2)
+    assert torch.equal(a.x, b.x) and torch.equal(a.y, b.y)
+    assert a.x.shape == (10, 5, 8) and torch.equal(a.x[0, 1:], a.x[9, 1:])  # shared context
+    c = query_context_data(10, 4, 8, context="per_example", labels="reals", seed=2)
+    assert not torch.equal(c.x[0, 1:], c.x[9, 1:]) and c.y.dtype == torch.float32
+    for bad in (0, -1, 2.5, None):
+        with pytest.raises(ValueError, match="context_size"):
+            query_context_data(10, bad, 8)
+    with pytest.raises(ValueError, match="context"):
+        query_context_data(10, 4, 8, context="mixed")
+
+
+def test_training_memorizes_more_with_more_heads():
+    """Fig. 2a's effect at smoke size: 4 heads fit far more random labels than 1 head."""
+    from lib.papers.mahdavi2024.sweeps import sweep
+    from lib.papers.mahdavi2024.training import run_group
+
+    config, _ = sweep("fig2a", "smoke")
+    points = [dict(T=80, n=4, d_h=16, H=H) for H in (1, 4)]
+    acc = {p["H"]: np.mean(r["acc"]) for p, r in zip(points, run_group(config, points, progress=False))}
+    assert acc[4] >= acc[1] + 0.4, acc
+
+
+def test_assumption_substitutes():
+    from lib.papers.mahdavi2024 import assumptions as A
+
+    digits = A.digit_patches(patch=2)
+    assert digits.x.shape == (1797, 17, 5) and float(digits.x[:, 0, -1].min()) == 1.0
+    windows = A.text_windows(500, 32, seed=0)
+    assert len(np.unique(windows.numpy(), axis=0)) == 500
+    bert = A.lm_training_data("bert", 200, seed=0)
+    masked = bert.y != -100
+    assert bool((bert.x[masked] == A.MASK).all()) and 0.05 < masked.float().mean() < 0.25
+    assert bool((bert.x[:, 0] == A.CLS).all())
+    gpt = A.lm_training_data("gpt", 10, seed=0)
+    assert torch.equal(gpt.x[:, 1:], gpt.y[:, :-1])
+    embed = A.hidden_states(build_model(A.vit_config()), digits.x[:300])[0]
+    report = A.layer_report(embed, query=0, trials=200)
+    assert report["assumption_1"] == 0.0 and report["assumption_2"] == 1.0  # identical [CLS] queries
+
