@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 TORCH  ?= torch==2.13.0
 SCALE  ?= default
 
-.PHONY: install test unit notebooks book book-smoke sync check-results bench clean
+.PHONY: install test unit notebooks book book-smoke sync check-results verify-results bench clean
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ sync: install
 
 check-results: install
 	$(BIN)/python -m lib.results check
+
+# re-run a cheap part of every stale result; record it as verified only if the numbers are identical
+verify-results: install
+	$(BIN)/python -m lib.results verify --stale
 
 bench: install
 	$(BIN)/python -m lib.bench ensemble

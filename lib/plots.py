@@ -75,27 +75,13 @@ def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlab
     """Mean over seeds with a +-1 sd band against a swept variable, one line per group.
 
     ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)`` (as
-    :func:`sweep_values` returns it).
+    :func:`lib.results.sweep_values` returns it).
     """
     ax = ax or plt.subplots()[1]
     values = {label: np.asarray(arr, dtype=float).reshape(len(x), -1).T for label, arr in values.items()}
     _mean_with_band(ax, x, values, marker="o", logy=logy, xlabel=xlabel, ylabel=ylabel, title=title, chance=chance)
     ax.set_xticks(list(x))
     return ax
-
-
-def sweep_values(result, x: str, value: str, group: str = "T", **fixed):
-    """From a :class:`lib.results.Result` whose points hold per-seed lists: the sorted values
-    of coordinate ``x`` and, per value of ``group``, an array ``(len(xs), seeds)`` of
-    ``value`` (for :func:`sweep`). ``fixed`` keeps only points with those coordinates."""
-    points = [p for p in result.points if all(p["point"].get(k) == v for k, v in fixed.items())]
-    xs = sorted({p["point"][x] for p in points})
-    groups = sorted({p["point"][group] for p in points})
-    out = {}
-    for g in groups:
-        rows = {p["point"][x]: p["result"][value] for p in points if p["point"][group] == g}
-        out[f"{group}={g}"] = np.array([rows[v] for v in xs], dtype=float)
-    return xs, out
 
 
 def heatmap(frame, *, x: str, y: str, value: str, ax=None, title: str | None = None, fmt: str = ".2f",

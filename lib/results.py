@@ -262,6 +262,20 @@ class Result:
                 "points": self.points}
 
 
+def sweep_values(result, x: str, value: str, group: str = "T", **fixed):
+    """From a :class:`Result` whose points hold per-seed lists: the sorted values
+    of coordinate ``x`` and, per value of ``group``, an array ``(len(xs), seeds)`` of
+    ``value`` (for :func:`lib.plots.sweep`). ``fixed`` keeps only points with those coordinates."""
+    points = [p for p in result.points if all(p["point"].get(k) == v for k, v in fixed.items())]
+    xs = sorted({p["point"][x] for p in points})
+    groups = sorted({p["point"][group] for p in points})
+    out = {}
+    for g in groups:
+        rows = {p["point"][x]: p["result"][value] for p in points if p["point"][group] == g}
+        out[f"{group}={g}"] = np.array([rows[v] for v in xs], dtype=float)
+    return xs, out
+
+
 def path_for(name: str, scale: str) -> Path:
     if not name or any(c in name for c in "/\\ ") or name.startswith("."):
         raise ValueError(f"experiment name {name!r} must be a plain file name (no spaces or slashes)")

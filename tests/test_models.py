@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 
-from lib.models import AttentionConfig, accuracy, build_model, predict
+from lib.models import AttentionConfig, MLPConfig, accuracy, build_model, predict
 
 
 def vectors(**kw):
@@ -121,3 +121,42 @@ def test_readout_row_shortcut_gives_the_full_computation(readout, causal):
     model = build_model(config, seed=2).double()
     x = torch.randint(7, (4, 9))
     assert torch.allclose(model(x), model(x, cache={}), atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- other families
+def test_mlp_family_keeps_the_interface_and_equals_its_equation():
+    config = MLPConfig(d_model=5, n_out=3, max_len=4, d_hidden=7, n_layers=2, vocab_size=5)
+    model = build_model(config, seed=3, dtype=torch.float64)
+    assert model.weight_names() == ["layers.0.W_in", "layers.0.b_in", "layers.1.W_in", "layers.1.b_in", "W_U", "b_U"]
+    assert model.n_params() == (20 * 7 + 7) + (7 * 7 + 7) + (7 * 3 + 3)
+    x = torch.randint(5, (6, 4))
+    cache = {}
+    out = model(x, cache=cache)
+    h = torch.nn.functional.one_hot(x, 5).double().flatten(1)  # concatenated token one-hots
+    for i in range(2):
+        h = torch.relu(h @ model.get_weight(f"layers.{i}.W_in") + model.get_weight(f"layers.{i}.b_in"))
+    assert torch.allclose(out, h @ model.W_U + model.b_U) and torch.allclose(cache["layers.1.hidden"], h)
+    again = build_model(config, seed=3, dtype=torch.float64)
+    assert all(torch.equal(p, q) for p, q in zip(model.parameters(), again.parameters()))
+    with pytest.raises(ValueError, match="max_len"):
+        model(torch.randint(5, (2, 3)))
+    with pytest.raises(ValueError, match="restrict"):
+        model.restrict(n_heads=1)
+    with pytest.raises(ValueError, match="d_hidden"):
+        MLPConfig(d_model=5, n_out=3, max_len=4, d_hidden=0, vocab_size=5)
+
+
+def test_the_trainer_trains_any_family():
+    from lib.tasks import IndexLookup
+    from lib.train import TrainConfig, train
+
+    task = IndexLookup(n_symbols=4, length=4)
+    config = MLPConfig(d_model=len(task.vocab), n_out=4, max_len=task.seq_len, d_hidden=64, vocab_size=len(task.vocab))
+    run = train(config, [0, 1], TrainConfig(steps=300, lr=1e-2, batch_size=128, eval_every=100), task,
+                evals={"test": task}, progress=False)
+    assert run.metrics["test"]["acc"][:, 0].max() < 0.5 and run.final("test").min() > 0.9
+
+
+def test_build_model_refuses_an_unknown_config():
+    with pytest.raises(ValueError, match="no model family"):
+        build_model({"d_model": 4})

@@ -22,10 +22,12 @@ def test_round_trip_with_provenance(store):
     assert loaded.points == json.loads(json.dumps(saved.points))
     assert loaded.get(x=2) == {"value": 4, "curve": [2, 2, 2]}
     prov = loaded.provenance
-    for key in ("config", "seeds", "scale", "git_commit", "lib_hash", "lib_files", "torch", "device", "created"):
+    for key in ("config", "seeds", "scale", "git_commit", "lib_hash", "torch", "device", "created"):
         assert prov[key] not in (None, "", []), key
     assert prov["seeds"] == [0, 1] and prov["scale"] == "default"
-    assert "lib/results.py" in prov["lib_files"] and all(p["wall_s"] >= 0 for p in loaded.points)
+    # code outside lib (this test) is named, not hashed, and `check` says so
+    assert prov["unhashed_code"] == "test_results.square" and not loaded.hashed
+    assert all(p["wall_s"] >= 0 for p in loaded.points)
     assert list(loaded.frame().columns) == ["x", "value"]
     assert (store / "demo.default.json").exists()
 
@@ -45,10 +47,34 @@ def test_load_or_run_loads_matching_and_reruns_changed_config(store):
     assert len(calls) == 2
 
 
-def test_heavy_sweeps_at_default_scale_load_the_paper_result(store):
+def test_heavy_sweeps_at_default_scale_load_the_paper_result_only_if_its_config_is_the_papers(store):
     results.run("sweep", {"size": "big"}, [{"x": 9}], square, scale="paper", progress=False)
     loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, scale="default")
     assert loaded.scale == "paper" and loaded.get(x=9)["value"] == 81
+    paper = ({"size": "big"}, [{"x": 9}])
+    loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, paper=paper,
+                                 scale="default", progress=False)
+    assert loaded.scale == "paper"
+    other = ({"size": "bigger"}, [{"x": 9}])  # the paper scale's definition has changed since the file was made
+    loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, paper=other,
+                                 scale="default", progress=False)
+    assert loaded.scale == "default" and loaded.get(x=1)["value"] == 1
+
+
+def test_groups_run_together_and_resume_by_group(store):
+    calls = []
+
+    def run_group(points):
+        calls.append([p["x"] for p in points])
+        return [square(p) for p in points]
+
+    grid = [{"T": t, "x": x} for t in (1, 2) for x in (3, 4)]
+    done = results.run("grouped", {}, grid, run_group=run_group, group_by=("T",), scale="default", progress=False)
+    assert calls == [[3, 4], [3, 4]] and done.complete and done.get(T=2, x=4)["value"] == 16
+    assert [p["wall_s"] > 0 for p in done.points] == [True, False, True, False]  # a group's time at its first point
+    with pytest.raises(TypeError, match="one dict of metrics per point"):
+        results.run("bad", {}, grid, run_group=lambda points: [{}], group_by=("T",), scale="default",
+                    progress=False)
 
 
 def test_interrupted_sweep_resumes_losing_only_the_running_point(store):
@@ -92,6 +118,61 @@ def test_stale_results_are_detected(store, tmp_path, monkeypatch, capsys):
     assert results.load("old", "default").is_stale()
     assert results.main(["check"]) == 1
     assert "old.default.json" in capsys.readouterr().out
+
+
+def test_provenance_lists_the_files_a_paper_runs_and_no_other_papers():
+    chen = results.lib_closure(["lib.papers.chen2024.sweeps"])
+    mahdavi = results.lib_closure(["lib.papers.mahdavi2024.sweeps"])
+    assert "lib/papers/chen2024/training.py" in chen and "lib/papers/chen2024/constructions.py" in chen
+    assert "lib/train.py" in chen and "lib/models/attention.py" in chen and "lib/__init__.py" in chen
+    assert not any("mahdavi2024" in f for f in chen) and not any("chen2024" in f for f in mahdavi)
+    assert not any(f in chen for f in ("lib/results.py", "lib/plots.py", "lib/claims.py"))  # they compute nothing
+
+
+def test_code_run_as_main_is_hashed_under_its_module_name(monkeypatch):
+    import sys
+    import types
+
+    fake_main = types.ModuleType("__main__")
+    fake_main.__spec__ = types.SimpleNamespace(name="lib.papers.course.sweeps")
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+
+    def run_point(point):
+        return {}
+
+    run_point.__module__ = "__main__"
+    assert results.code_module(run_point) == "lib.papers.course.sweeps"
+    prov = results.provenance({}, "default", device="cpu", code=run_point)
+    assert "lib/papers/course/sweeps.py" in prov["lib_files"] and "unhashed_code" not in prov
+
+
+def test_verify_records_identical_numbers_and_refuses_changed_ones(store):
+    from lib.papers.course import sweeps
+
+    sweep = sweeps.SWEEPS["width_length"]
+    config = {"widths": [4], "lengths": [4], "seeds": [0], "steps": 6, "lr": 1e-2, "batch_size": 8, "n_symbols": 4}
+    result = results.run(sweep.name, config, [{"width": 4, "length": 4}],
+                         run_group=sweep.runner(config, "default"), scale="default", progress=False,
+                         sweep="course.width_length")
+    assert result.hashed and not result.is_stale() and "lib/papers/course/sweeps.py" in result.provenance["lib_files"]
+    ok, message = results.verify(results.load(sweep.name, "default"), progress=False)
+    assert ok, message
+    verified = results.load(sweep.name, "default")
+    assert len(verified.provenance["verified"]) == 1 and not verified.is_stale()
+    tampered = results.load(sweep.name, "default")
+    tampered.points[0]["result"]["accuracy"] += 0.01
+    results.save(tampered)
+    ok, message = results.verify(results.load(sweep.name, "default"), progress=False)
+    assert not ok and "accuracy" in message
+    assert len(results.load(sweep.name, "default").provenance["verified"]) == 1  # nothing recorded
+
+
+def test_same_compares_exactly_and_allows_prefixes_only_when_asked():
+    stored = {"steps": [0, 50, 100], "acc": [[0.1, 0.5, 0.9]], "wall_s": 3.0}
+    assert results._same(stored, {"steps": [0, 50, 100], "acc": [[0.1, 0.5, 0.9]], "wall_s": 9.0}, False) is None
+    first = {"steps": [0, 50], "acc": [[0.1, 0.5]], "wall_s": 1.0}
+    assert results._same(stored, first, True) is None and results._same(stored, first, False)
+    assert results._same(stored, {"steps": [0, 50], "acc": [[0.1, 0.6]]}, True)
 
 
 def test_bad_names_and_scales_are_rejected(store):

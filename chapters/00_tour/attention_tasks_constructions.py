@@ -43,14 +43,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from lib import claims, plots, results, scale
-from lib.constructions.index_lookup import exactness_threshold, index_lookup_onehot
+from lib import claims, plots, scale
+from lib.constructions.lookup import exactness_threshold, index_lookup_onehot
 from lib.models import AttentionConfig, accuracy, build_model
+from lib.papers.course import sweeps
 from lib.tasks import IndexLookup
 from lib.train import TrainConfig, train
 
 plots.use_style()
-CHAPTER = "chapters/00_tour/attention_tasks_constructions"
+record = claims.Recorder(paper="course", chapter="chapters/00_tour/attention_tasks_constructions")
 
 # %% [markdown]
 # (tour-notation)=
@@ -116,10 +117,13 @@ print(f"split: {len(train_set)} train / {len(test_set)} test examples, disjoint 
 # (tour-models)=
 # ## Building a model
 #
-# `AttentionConfig` covers every variant the papers use: attention-only or with an MLP; softmax,
-# ReLU or uniform attention; heads averaged or projected; residual on or off; one-hot, learned,
-# sinusoidal or no positions; causal or full mask; read-out from the last token or an LM head on
-# every token. Weights have stable names and per-head weights are stacked on their first axis.
+# Models come in families behind one interface (`lib.models`): a config dataclass, a seeded
+# initialisation, `model(x, cache={})` for probing, and weights read and set by name. The attention
+# family's `AttentionConfig` covers every variant the papers use: attention-only or with an MLP;
+# softmax, ReLU or uniform attention; heads averaged or projected; residual on or off; one-hot,
+# learned, sinusoidal or no positions; causal or full mask; read-out from the last token or an LM
+# head on every token. Per-head weights are stacked on their first axis. `build_model(config)`
+# builds any family from its config (`MLPConfig` gives an MLP on the flattened sequence).
 
 # %%
 config = AttentionConfig(d_model=16, n_out=task.n_classes, n_layers=2, n_heads=2, d_mlp=32,
@@ -179,11 +183,11 @@ print(f"all {len(everything)} inputs (N={small.length}): {acc_all:.4f}")
 print(f"{len(sample)} random inputs (N={long.length}): {acc_long:.4f}")
 print(f"beta = log(N-1) -/+ 0.01: {acc_below:.4f} / {acc_above:.4f}")
 assert acc_all == 1.0 and acc_long == 1.0 and acc_above == 1.0 and acc_below < 1.0
-claims.record(paper="course", ref="Prop. 0.1 (one-hot index lookup)", chapter=CHAPTER, label="tour-construction",
-              statement="one softmax head with one-hot positions solves index lookup on every input when beta > log(N-1), not below",
-              paper_value="100% above the threshold, <100% below", ours=f"{acc_above:.0%} above, {acc_below:.2%} below; "
-              f"{acc_long:.0%} on {len(sample)} inputs at N={long.length}",
-              passed=acc_all == 1.0 and acc_long == 1.0 and acc_above == 1.0 and acc_below < 1.0)
+record(ref="Prop. 0.1 (one-hot index lookup)", label="tour-construction",
+       statement="one softmax head with one-hot positions solves index lookup on every input when beta > log(N-1), not below",
+       paper_value="100% above the threshold, <100% below", ours=f"{acc_above:.0%} above, {acc_below:.2%} below; "
+       f"{acc_long:.0%} on {len(sample)} inputs at N={long.length}",
+       passed=acc_all == 1.0 and acc_long == 1.0 and acc_above == 1.0 and acc_below < 1.0)
 
 # %% [markdown]
 # Probing a model: `model(x, cache={})` fills the dict with every layer's residual stream and
@@ -227,36 +231,21 @@ assert final.min() > 0.5, "one-layer attention should learn index lookup well ab
 # (tour-results)=
 # ## Results with provenance
 #
-# Sweeps go through `lib.results.load_or_run`: it loads saved results if their config matches
-# and otherwise runs the sweep, saving after every point (an interrupted sweep resumes). Each
-# file in `data/` records the config and seeds, scale, git commit, a hash of the library code
-# that ran, the torch version, the device and the wall time. At the `default` scale a sweep
-# marked `heavy` is loaded from `data/` whenever a result exists there.
+# Every experiment whose numbers the book shows is a named **sweep** defined in `lib`
+# (`lib/papers/<paper>/sweeps.py`): a config and a grid of points at each scale, and the function
+# that runs a point. `sweep.result()` loads the saved result if its config matches and otherwise
+# runs it, saving after every point (an interrupted sweep resumes); the same sweep runs from the
+# command line, `python -m lib.papers.course default width_length`. Each file in `data/` records
+# the config and seeds, scale, git commit, the library files that computed it and their hash, the
+# torch version, the device and the wall time. At the `default` scale a complete `paper`-scale
+# file is loaded instead, when its config is the paper scale's.
 #
 # The sweep: accuracy of one-layer models against width and sequence length. Index lookup needs
 # more width as $N$ grows, although far less than $N$ (the subject of
 # {cite}`bhattamishra2024separations`, Part III).
 
 # %%
-sweep = dict(
-    widths=scale.pick(smoke=[4, 16], default=[4, 8, 16], paper=[4, 8, 16, 32, 64]),
-    lengths=scale.pick(smoke=[8, 16], default=[8, 16, 32], paper=[16, 32, 64, 128, 256]),
-    seeds=list(range(scale.pick(smoke=2, default=3, paper=5))),
-    steps=scale.pick(smoke=150, default=600, paper=3000), lr=1e-2, batch_size=128, n_symbols=8)
-
-
-def width_length_point(point):
-    task = IndexLookup(n_symbols=sweep["n_symbols"], length=point["length"])
-    d = point["width"]
-    cfg = AttentionConfig(d_model=d, n_out=task.n_classes, d_head=d, d_value=d, vocab_size=len(task.vocab),
-                      positions="learned", max_len=task.seq_len)
-    rec = TrainConfig(steps=sweep["steps"], lr=sweep["lr"], batch_size=sweep["batch_size"], eval_every=sweep["steps"])
-    out = train(cfg, sweep["seeds"], rec, task, evals={"test": task}, device=device, progress=False)
-    return {"accuracy": float(out.final("test").mean()), "per_seed": out.final("test").tolist()}
-
-
-grid = [{"width": w, "length": n} for w in sweep["widths"] for n in sweep["lengths"]]
-sweep_result = results.load_or_run("tour_width_length", sweep, grid, width_length_point, heavy=True)
+sweep_result = sweeps.result("width_length", device=device)
 ax = plots.heatmap(sweep_result.frame(), x="length", y="width", value="accuracy",
                    title="one-layer index lookup: test accuracy")
 plots.stamp(ax, sweep_result.label())
@@ -267,19 +256,25 @@ print(f"mean accuracy: widest {widest.accuracy.mean():.3f}, narrowest {narrowest
 assert widest.accuracy.mean() > narrowest.accuracy.mean()
 
 # %% [markdown]
-# The provenance travels with the numbers:
+# The provenance travels with the numbers. `python -m lib.results check` lists results whose
+# library files have changed since; `python -m lib.results verify NAME` re-runs a cheap part of
+# one (a grid point, or its first steps) and records it as verified under the new code only if
+# the numbers come out identical.
 
 # %%
 prov = sweep_result.provenance
-print({k: prov[k] for k in ("scale", "git_commit", "lib_hash", "torch", "device", "created")})
+print({k: prov[k] for k in ("scale", "git_commit", "torch", "device", "created")})
+print(f"lib files: {len(sweep_result.code['lib_files'])}, hash {sweep_result.code['lib_hash']}")
 print(f"{len(sweep_result.points)} points, {sweep_result.wall_s:.1f}s of compute")
 
 # %% [markdown]
 # ## The pattern every part follows
 #
-# 1. The paper's tasks are generators in `lib.tasks`, its models configurations of `lib.models`.
+# 1. The paper's tasks are generators in `lib.tasks` (by family), its models configurations of a
+#    family in `lib.models`; everything of that paper alone lives in `lib/papers/<key>/`.
 # 2. Its theorems are stated as numbered directives; every construction is loaded into a model
 #    and checked on the whole task; every impossibility result is demonstrated numerically.
-# 3. Its experiments are sweeps through `lib.train` and `lib.results`, at three scales.
-# 4. Every checked claim is recorded with `lib.claims.record` and lands in the
+# 3. Its experiments are named sweeps in `lib/papers/<key>/sweeps.py`, run through `lib.train`
+#    and stored by `lib.results`, at three scales.
+# 4. Every checked claim is recorded with a `lib.claims.Recorder` and lands in the
 #    {doc}`report card <../99_report_card/report_card>`.

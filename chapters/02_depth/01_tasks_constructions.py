@@ -44,15 +44,17 @@ import pandas as pd
 import torch
 
 from lib import claims, scale
-from lib.constructions import depth as build
-from lib.constructions import depth_softmax as build_softmax
+from lib.constructions.weights import last_column
 from lib.models import accuracy, build_model
+from lib.papers.chen2024 import constructions as build
+from lib.papers.chen2024 import softmax as build_softmax
+from lib.papers.chen2024.examples import table_1
 from lib.plots import attention_map, use_style
-from lib.tasks.depth import (InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching,
-                             all_templates, table_1)
+from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
+from lib.tasks.templates import all_templates
 
 use_style()
-CHAPTER = "chapters/02_depth/01_tasks_constructions"
+record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/01_tasks_constructions")
 
 # %% [markdown]
 # (depth-tasks)=
@@ -87,9 +89,9 @@ table1_ok = (rows["Reasoning"] == ["a → 1 b → 2 a →  ->  1", "b → 1 a �
              and rows["Contextual generalization"][0] == "a a → 1 a b → 2 b b →  ->  1"
              and len(rows["Memorization"]) == 9 and len(rows["Generalization"]) == 9)
 assert table1_ok
-claims.record(paper="chen2024", ref="Table 1", chapter=CHAPTER, label="depth-tasks",
-              statement="worked examples of the four tasks", paper_value="the 4 rows of Table 1",
-              ours="rendered from the generators, identical", passed=table1_ok)
+record(ref="Table 1", label="depth-tasks",
+       statement="worked examples of the four tasks", paper_value="the 4 rows of Table 1",
+       ours="rendered from the generators, identical", passed=table1_ok)
 
 # %% [markdown]
 # Splits test what each task claims to test. Template matching holds out substitution maps:
@@ -117,7 +119,7 @@ print(f"templates of length 1..5: {[len(all_templates(l)) for l in range(1, 6)]}
 # $$ H^{(l+1)} = H^{(l)} + \frac1m \sum_{i=1}^m W_{V_i} H^{(l)}\, \sigma\!\big((H^{(l)})^\top W_{QK_i} H^{(l)}\big), \qquad \sigma = \mathrm{ReLU}, $$
 #
 # and the classifier reads the last column, $o = W_O h^{(L)}_{n-1}$. In the library this is one
-# configuration of the shared model, `lib.constructions.depth.paper_config`. The library is
+# configuration of the shared model, `lib.papers.chen2024.constructions.paper_config`. The library is
 # row-major, so every matrix below is the transpose of the paper's.
 
 # %%
@@ -180,15 +182,15 @@ sc_model = build.memorization(sc)
 acc_sc = accuracy(sc_model, sc.enumerate())
 print(f"Table 1 (9 sequences): {acc_table:.0%};  V={sc.n_words}, n={sc.seq_len}, N={sc.n_examples}, "
       f"d'={sc_model.config.d_model}, {sc_model.config.heads[0]} heads: {acc_sc:.2%}")
-h = build.last_column(sc_model, sc.enumerate().x[:3])
+h = last_column(sc_model, sc.enumerate().x[:3])
 print("last column of one example, token blocks:",
       [sc.vocab.tokens[int(h[0, i * len(sc.vocab):(i + 1) * len(sc.vocab)].argmax())] for i in range(sc.length)],
       "<- the sequence", sc.vocab.decode(sc.enumerate().x[0]))
 assert acc_table == 1.0 and acc_sc == 1.0
-claims.record(paper="chen2024", ref="Theorem 1", chapter=CHAPTER, label="depth-thm1",
-              statement="1 layer, n heads, d'=max(nd, d+n) memorizes any sequence-classification set",
-              paper_value="100%", ours=f"{acc_sc:.0%} on N={sc.n_examples} (V={sc.n_words}), 100% on Table 1",
-              passed=acc_table == 1.0 and acc_sc == 1.0)
+record(ref="Theorem 1", label="depth-thm1",
+       statement="1 layer, n heads, d'=max(nd, d+n) memorizes any sequence-classification set",
+       paper_value="100%", ours=f"{acc_sc:.0%} on N={sc.n_examples} (V={sc.n_words}), 100% on Table 1",
+       passed=acc_table == 1.0 and acc_sc == 1.0)
 
 # %% [markdown]
 # (depth-thm3)=
@@ -215,10 +217,10 @@ paper_qa = InContextQA(100, 100, 4)
 acc_qa_paper = accuracy(build.in_context_qa(paper_qa), paper_qa.sample(scale.pick(smoke=500, default=2000, paper=10000), seed=0))
 print(f"all {len(small_qa.enumerate())} examples: {acc_qa_all:.2%};  n_q=n_a=100, k=4 sample: {acc_qa_paper:.2%}")
 assert acc_qa_all == 1.0 and acc_qa_paper == 1.0
-claims.record(paper="chen2024", ref="Theorem 3", chapter=CHAPTER, label="depth-thm3",
-              statement="2 layers, 1 head, d'=d+n solve every in-context QA example (copy -> match)",
-              paper_value="100%", ours=f"{acc_qa_all:.0%} of 10,800 (5,5,k=3); {acc_qa_paper:.0%} at n_q=n_a=100",
-              passed=acc_qa_all == 1.0 and acc_qa_paper == 1.0)
+record(ref="Theorem 3", label="depth-thm3",
+       statement="2 layers, 1 head, d'=d+n solve every in-context QA example (copy -> match)",
+       paper_value="100%", ours=f"{acc_qa_all:.0%} of 10,800 (5,5,k=3); {acc_qa_paper:.0%} at n_q=n_a=100",
+       passed=acc_qa_all == 1.0 and acc_qa_paper == 1.0)
 
 # %% [markdown]
 # The two layers at work on `a → 1 b → 2 a →`: layer 1 copies inside blocks, layer 2 matches the
@@ -267,10 +269,10 @@ for (v, l), a in accs_tm.items():
 print(f"|X| = 210, l = 3, random sample: {acc_tm_paper:.2%}")
 tm_ok = all(a == 1.0 for a in accs_tm.values()) and acc_tm_paper == 1.0
 assert tm_ok
-claims.record(paper="chen2024", ref="Theorem 5", chapter=CHAPTER, label="depth-thm5",
-              statement="2 layers, 1 head, d'=d+n solve template matching (parse -> map)", paper_value="100%",
-              ours=f"100% of all 16,807 sequences (|X|=7, l=5, 52 templates); {acc_tm_paper:.0%} at |X|=210",
-              passed=tm_ok)
+record(ref="Theorem 5", label="depth-thm5",
+       statement="2 layers, 1 head, d'=d+n solve template matching (parse -> map)", paper_value="100%",
+       ours=f"100% of all 16,807 sequences (|X|=7, l=5, 52 templates); {acc_tm_paper:.0%} at |X|=210",
+       passed=tm_ok)
 
 # %% [markdown]
 # The template matrix of the paper's worked example `b d b a →` sits in the positional rows after
@@ -309,7 +311,7 @@ assert torch.equal(T.round().int(), torch.tensor([[2, 0, 1, 0], [0, 2, 0, 0], [1
 # keeps the depth, the head count ($1, 1, 2l$) and the width, and changes the routing: the last
 # column keeps zero template rows and is only ever a destination of the subtraction (its sign row
 # is the query of layer 3's scores). Details are in the docstring of
-# `lib.constructions.depth.in_context_template_matching`.
+# `lib.papers.chen2024.constructions.in_context_template_matching`.
 
 # %%
 small_ictm = InContextTemplateMatching(3, 2, 2, 2)
@@ -321,12 +323,12 @@ print(f"all {len(small_ictm.enumerate())} examples (3 words, 2 answers, l=2, k=2
 print(f"d1=d2=100, l=5, k=4 (n={paper_ictm.seq_len}, d'={build.paper_config(paper_ictm, 3, (1, 1, 10), 7).d_model}): "
       f"{acc_ictm_paper:.2%}")
 assert acc_ictm_all == 1.0 and acc_ictm_paper == 1.0
-claims.record(paper="chen2024", ref="Theorem 6", chapter=CHAPTER, label="depth-thm6",
-              statement="3 layers, 2l heads, d'=d+n+l+2 solve in-context template matching",
-              paper_value="100% (construction as printed fails)",
-              ours=f"{acc_ictm_all:.0%} of 648; {acc_ictm_paper:.0%} at d1=d2=100, l=5, k=4 (corrected construction)",
-              passed=acc_ictm_all == 1.0 and acc_ictm_paper == 1.0,
-              note="the paper's layer-2/3 matrices subtract the last column from itself; corrected routing")
+record(ref="Theorem 6", label="depth-thm6",
+       statement="3 layers, 2l heads, d'=d+n+l+2 solve in-context template matching",
+       paper_value="100% (construction as printed fails)",
+       ours=f"{acc_ictm_all:.0%} of 648; {acc_ictm_paper:.0%} at d1=d2=100, l=5, k=4 (corrected construction)",
+       passed=acc_ictm_all == 1.0 and acc_ictm_paper == 1.0,
+       note="the paper's layer-2/3 matrices subtract the last column from itself; corrected routing")
 
 # %% [markdown]
 # (depth-softmax)=
@@ -342,7 +344,7 @@ cases = {"Theorem 1 (Table 1)": (build.memorization(table_sc), table_sc.enumerat
          "Theorem 3 (5,5,k=3)": (build.in_context_qa(small_qa), small_qa.enumerate()),
          "Theorem 5 (|X|=5, l=3)": (build.template_matching(TemplateMatching(5, 3)), TemplateMatching(5, 3).enumerate()),
          "Theorem 6 (648)": (build.in_context_template_matching(small_ictm), small_ictm.enumerate())}
-softmax_acc = {name: [accuracy(build.with_attention(m, "softmax", b), data) for b in betas]
+softmax_acc = {name: [accuracy(build_softmax.with_attention(m, "softmax", b), data) for b in betas]
                for name, (m, data) in cases.items()}
 display_table = pd.DataFrame(softmax_acc, index=pd.Index(betas, name="beta")).T.round(3)
 display_table
@@ -373,7 +375,7 @@ assert exact_from["Theorem 5 (|X|=5, l=3)"] is None and exact_from["Theorem 6 (6
 # because nothing in it depends on the tokens beyond their equality pattern.
 #
 # Theorem 6 needs a new mechanism, because softmax cannot subtract one template from another.
-# `lib.constructions.depth_softmax` keeps the three layers and compares templates by a score
+# `lib.papers.chen2024.softmax` keeps the three layers and compares templates by a score
 # instead: layer 1 writes each block's equality matrix $M_b$ (columns normalised to sum 1) into
 # its positions, layer 2 ($l$ heads) gathers $M_b$ into the block's answer and $M_q$ into the last
 # position, and layer 3 scores each answer by $\langle M_q, M_b\rangle - \tfrac12\operatorname{tr}M_b
@@ -385,7 +387,7 @@ assert exact_from["Theorem 5 (|X|=5, l=3)"] is None and exact_from["Theorem 6 (6
 tm_soft = {}
 for n_words, length in [(5, 3), (7, 5)]:
     task = TemplateMatching(n_words, length)
-    tm_soft[(n_words, length)] = [accuracy(build.template_matching_softmax(task, b), task.enumerate())
+    tm_soft[(n_words, length)] = [accuracy(build_softmax.template_matching_softmax(task, b), task.enumerate())
                                   for b in [0.01, 0.1, 1, 10, 100]]
 print("softmax Theorem 5 on all sequences, beta = 0.01 ... 100:", tm_soft)
 tm_soft_ok = all(a == 1.0 for accs in tm_soft.values() for a in accs)
@@ -405,13 +407,13 @@ ictm_exact_from = {name: exact_from_beta(soft_betas, accs) for name, accs in ict
 print("softmax Theorem 6, exact for every beta >=", ictm_exact_from)
 ictm_soft_ok = all(v is not None for v in ictm_exact_from.values())
 assert ictm_soft_ok
-claims.record(paper="chen2024", ref="Sec. 16 (softmax constructions)", chapter=CHAPTER, label="depth-softmax",
-              statement="the constructions also work with softmax attention (our extension; the paper's Sec. 16 "
-                        "covers only the impossibility side)",
-              paper_value="not claimed",
-              ours=f"Thm 1 exact for beta>={exact_from['Theorem 1 (Table 1)']}, Thm 3 for beta>="
-                   f"{exact_from['Theorem 3 (5,5,k=3)']}; Thm 5 with a softmax map layer at every beta in "
-                   f"[0.01, 100]; Thm 6 with a score-based match layer for beta>="
-                   f"{max(ictm_exact_from.values())} (l=2 all; l=5, k=4 sample)",
-              passed=exact_from["Theorem 3 (5,5,k=3)"] is not None and exact_from["Theorem 1 (Table 1)"] is not None
-              and tm_soft_ok and ictm_soft_ok)
+record(ref="Sec. 16 (softmax constructions)", label="depth-softmax",
+       statement="the constructions also work with softmax attention (our extension; the paper's Sec. 16 "
+                 "covers only the impossibility side)",
+       paper_value="not claimed",
+       ours=f"Thm 1 exact for beta>={exact_from['Theorem 1 (Table 1)']}, Thm 3 for beta>="
+            f"{exact_from['Theorem 3 (5,5,k=3)']}; Thm 5 with a softmax map layer at every beta in "
+            f"[0.01, 100]; Thm 6 with a score-based match layer for beta>="
+            f"{max(ictm_exact_from.values())} (l=2 all; l=5, k=4 sample)",
+       passed=exact_from["Theorem 3 (5,5,k=3)"] is not None and exact_from["Theorem 1 (Table 1)"] is not None
+       and tm_soft_ok and ictm_soft_ok)

@@ -44,16 +44,17 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lib import claims, plots, results, scale
-from lib.constructions.depth import paper_config
-from lib.dependence import (dependence_residual, is_dependent, reasoning_toy, softmax_normalizers, strict_accuracy,
-                            strict_correct, template_toy)
-from lib.experiments.depth import one_layer_limit_point, recipe
+from lib import claims, plots, scale
 from lib.models import build_model
+from lib.papers.chen2024 import sweeps
+from lib.papers.chen2024.constructions import paper_config
+from lib.papers.chen2024.dependence import (dependence_residual, is_dependent, softmax_normalizers, strict_accuracy,
+                                           strict_correct)
+from lib.papers.chen2024.examples import reasoning_toy, template_toy
 from lib.train import TrainConfig, train
 
 plots.use_style()
-CHAPTER = "chapters/02_depth/02_one_layer_limits"
+record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/02_one_layer_limits")
 
 # %% [markdown]
 # (depth-dependence)=
@@ -118,10 +119,10 @@ print(f"ReLU, 1-16 heads: {relu_max:.1e};  softmax 1 head: {soft1['reasoning toy
       f"{soft1['reasoning toy, Z-weighted']:.1e} weighted;  softmax 2-16 heads: >= {soft_multi:.1e}")
 identity_ok = relu_max < 1e-12 and soft1["reasoning toy, Z-weighted"] < 1e-12 and soft1["reasoning toy"] > 1e-6
 assert identity_ok
-claims.record(paper="chen2024", ref="Props. 7-10", chapter=CHAPTER, label="depth-dependence",
-              statement="dependent inputs give linearly dependent one-layer outputs (ReLU any heads; softmax 1 head, Z-weighted)",
-              paper_value="exactly 0", ours=f"<= {max(relu_max, soft1['reasoning toy, Z-weighted']):.0e} (float64); "
-              f"multi-head softmax: {soft_multi:.0e} (open in the paper)", passed=identity_ok)
+record(ref="Props. 7-10", label="depth-dependence",
+       statement="dependent inputs give linearly dependent one-layer outputs (ReLU any heads; softmax 1 head, Z-weighted)",
+       paper_value="exactly 0", ours=f"<= {max(relu_max, soft1['reasoning toy, Z-weighted']):.0e} (float64); "
+       f"multi-head softmax: {soft_multi:.0e} (open in the paper)", passed=identity_ok)
 
 # %% [markdown]
 # (depth-thm2)=
@@ -172,10 +173,10 @@ for label, (layers, heads, attention) in {"ReLU, 1 layer, 1 head": (1, 1, "relu"
 one_layer_best = max(max(v) for k, v in fits.items() if "1 layer" in k)
 two_layer_best = max(fits["ReLU, 2 layers, 1 head"])
 assert one_layer_best <= 0.75 and two_layer_best == 1.0
-claims.record(paper="chen2024", ref="Theorem 2", chapter=CHAPTER, label="depth-thm2",
-              statement="no 1-layer transformer (any heads) solves in-context QA: <= 3/4 on the 4 dependent sequences",
-              paper_value="<= 3/4 for 1 layer", ours=f"best 1-layer {one_layer_best:.2f} ({len(seeds) * 5} trainings x 4 "
-              f"models); 2 layers {two_layer_best:.2f}", passed=one_layer_best <= 0.75 and two_layer_best == 1.0)
+record(ref="Theorem 2", label="depth-thm2",
+       statement="no 1-layer transformer (any heads) solves in-context QA: <= 3/4 on the 4 dependent sequences",
+       paper_value="<= 3/4 for 1 layer", ours=f"best 1-layer {one_layer_best:.2f} ({len(seeds) * 5} trainings x 4 "
+       f"models); 2 layers {two_layer_best:.2f}", passed=one_layer_best <= 0.75 and two_layer_best == 1.0)
 
 # %% [markdown]
 # (depth-thm4)=
@@ -205,10 +206,10 @@ for label, (layers, heads) in {"1 layer, 1 head": (1, 1), "1 layer, 16 heads": (
 tm_one = max(max(tm_fit["1 layer, 1 head"]), max(tm_fit["1 layer, 16 heads"]))
 tm_two = max(tm_fit["2 layers, 1 head"])
 assert tm_one <= 8 / 9 and tm_two == 1.0
-claims.record(paper="chen2024", ref="Theorem 4", chapter=CHAPTER, label="depth-thm4",
-              statement="no 1-layer transformer classifies every sequence of two templates with different labels",
-              paper_value="< 100% (at least one of 9 wrong)", ours=f"best 1-layer {tm_one:.3f}; 2 layers {tm_two:.2f}",
-              passed=tm_one < 1.0 and tm_two == 1.0)
+record(ref="Theorem 4", label="depth-thm4",
+       statement="no 1-layer transformer classifies every sequence of two templates with different labels",
+       paper_value="< 100% (at least one of 9 wrong)", ours=f"best 1-layer {tm_one:.3f}; 2 layers {tm_two:.2f}",
+       passed=tm_one < 1.0 and tm_two == 1.0)
 
 # %% [markdown]
 # (depth-limits-training)=
@@ -221,19 +222,7 @@ claims.record(paper="chen2024", ref="Theorem 4", chapter=CHAPTER, label="depth-t
 # in-context QA and stays at chance ($1/|T|$) on template matching.
 
 # %%
-limit_config = dict(seeds=list(range(scale.pick(smoke=2, default=3, paper=5))),
-                    recipes={t: recipe(t).train.to_dict() for t in ("reasoning", "generalization")},
-                    sizes={t: repr(recipe(t).task) for t in ("reasoning", "generalization")})
-limit_grid = [dict(task=t, layers=layers, heads=heads, extra_rows=extra, init=init)
-              for t in ("reasoning", "generalization")
-              for layers, heads, extra, init in scale.pick(
-                  smoke=[(1, 1, 0, "random"), (1, 4, 64, "random"), (2, 1, 0, "paper")],
-                  default=[(1, 1, 0, "random"), (1, 4, 0, "random"), (1, 16, 0, "random"), (1, 1, 64, "random"),
-                           (1, 4, 64, "random"), (2, 1, 0, "paper")],
-                  paper=[(1, 1, 0, "random"), (1, 4, 0, "random"), (1, 16, 0, "random"), (1, 1, 64, "random"),
-                         (1, 4, 64, "random"), (1, 16, 64, "random"), (2, 1, 0, "paper")])]
-limits = results.load_or_run("depth_one_layer_limits", limit_config, limit_grid,
-                             lambda p: one_layer_limit_point(p, limit_config["seeds"], device=device), heavy=True)
+limits = sweeps.result("one_layer_limits", device=device)
 frame = limits.frame()
 frame["model"] = frame.apply(lambda r: f"{r.layers} layer{'s' if r.layers > 1 else ''}, {r.heads} head"
                              f"{'s' if r.heads > 1 else ''}, d'={r.d_model}", axis=1)
@@ -259,8 +248,8 @@ print(f"best one-layer mean accuracy: QA {worst_qa:.3f} (1/k = 0.333), TM {worst
       f"two layers: {two.mean_acc.round(3).tolist()}")
 limits_ok = worst_qa < 1 / 3 + 0.05 and worst_tm < 1 / 15 + 0.05 and two.mean_acc.min() >= 0.99
 assert limits_ok
-claims.record(paper="chen2024", ref="Sec. 6.1 (1 layer at chance)", chapter=CHAPTER, label="depth-limits-training",
-              statement="1-layer models stay at chance on reasoning and generalization while 2 layers succeed",
-              paper_value="1 layer ~ random guess; 2 layers ~ 100%",
-              ours=f"1 layer (1-16 heads, +64 width) <= {worst_qa:.2f} QA, <= {worst_tm:.2f} TM; 2 layers "
-                   f">= {two.mean_acc.min():.2f}", passed=limits_ok)
+record(ref="Sec. 6.1 (1 layer at chance)", label="depth-limits-training",
+       statement="1-layer models stay at chance on reasoning and generalization while 2 layers succeed",
+       paper_value="1 layer ~ random guess; 2 layers ~ 100%",
+       ours=f"1 layer (1-16 heads, +64 width) <= {worst_qa:.2f} QA, <= {worst_tm:.2f} TM; 2 layers "
+            f">= {two.mean_acc.min():.2f}", passed=limits_ok)

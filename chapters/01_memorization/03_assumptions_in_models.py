@@ -48,16 +48,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lib import claims, kruskal, scale
-from lib.constructions import memorization as mem
-from lib.experiments import assumptions as A
+from lib import claims, scale
 from lib.models import AttentionConfig, build_model
+from lib.papers.mahdavi2024 import assumptions as A
+from lib.papers.mahdavi2024 import kruskal
 from lib.plots import stamp, use_style
-from lib.tasks.memorization import contexts, queries, query_context_data
+from lib.tasks.random_labels import query_context_data
 
 use_style()
-CHAPTER = "chapters/01_memorization/02_assumptions_in_models"
-PAPER = "mahdavi2024"
+record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/03_assumptions_in_models")
 TRIALS = scale.pick(smoke=300, default=5000, paper=5000)  # draws per randomized Kruskal test (paper: 5000)
 print(f"{TRIALS} draws per Kruskal test")
 
@@ -105,11 +104,11 @@ prop4_ok = (not kruskal.holds(before_report["assumption_1"]) and kruskal.holds(b
             and lemma_2 < 1e-12)
 print(f"outputs are e_i + mean: max deviation {lemma_2:.1e}")
 assert prop4_ok
-claims.record(paper=PAPER, ref="Proposition 4, Lemma 2", chapter=CHAPTER, label="mem-prop4",
-              statement="a uniform-attention layer with skip turns Asm. 2+3 into Asm. 1+2",
-              paper_value="Asm. 1 holds after A0", ours=f"Asm. 1 pass rate {before_report['assumption_1']:.2f} -> "
-              f"{after_report['assumption_1']:.2f}; contexts full rank {after_report['assumption_2']:.0%}",
-              passed=prop4_ok)
+record(ref="Proposition 4, Lemma 2", label="mem-prop4",
+       statement="a uniform-attention layer with skip turns Asm. 2+3 into Asm. 1+2",
+       paper_value="Asm. 1 holds after A0", ours=f"Asm. 1 pass rate {before_report['assumption_1']:.2f} -> "
+       f"{after_report['assumption_1']:.2f}; contexts full rank {after_report['assumption_2']:.0%}",
+       passed=prop4_ok)
 
 # %% [markdown]
 # (mem-table-1)=
@@ -169,11 +168,11 @@ agree = {name: same for name, (_, same) in A.agreement(reports, PAPER_TABLE_1).i
 print("rows matching the paper's pattern:", agree)
 table_1_ok = all(agree.values())
 assert table_1_ok
-claims.record(paper=PAPER, ref="Table 1", chapter=CHAPTER, label="mem-table-1",
-              statement="Gen. Pos. never holds; Asm. 1 fails at the embedding and holds after one layer; "
-                        "Asm. 2 always holds", paper_value="ViT-base on ImageNet (4 rows)",
-              ours=f"{sum(agree.values())}/4 rows match (digits, d=64, n=17)", passed=table_1_ok,
-              substitute="digits and a small ViT trained here instead of ImageNet and ViT-base")
+record(ref="Table 1", label="mem-table-1",
+       statement="Gen. Pos. never holds; Asm. 1 fails at the embedding and holds after one layer; "
+                 "Asm. 2 always holds", paper_value="ViT-base on ImageNet (4 rows)",
+       ours=f"{sum(agree.values())}/4 rows match (digits, d=64, n=17)", passed=table_1_ok,
+       substitute="digits and a small ViT trained here instead of ImageNet and ViT-base")
 
 # %% [markdown]
 # One difference the table shows: the paper finds Assumption 3 already at the embedding layer
@@ -209,10 +208,10 @@ print(f"largest k passing the 99% rule: {largest} (n = 17, d = 64)")
 # %%
 figure_1_ok = 17 <= largest < 64 and fraction[-1] == 0.0
 assert figure_1_ok
-claims.record(paper=PAPER, ref="Figure 1", chapter=CHAPTER, label="mem-table-1",
-              statement="after one random attention layer the [CLS] Kruskal rank is >= n and far below d",
-              paper_value="slightly above n = 197, far below d = 768", ours=f"{largest} (n = 17, d = 64)",
-              passed=figure_1_ok, substitute="digits and a small ViT instead of ImageNet and ViT-base")
+record(ref="Figure 1", label="mem-table-1",
+       statement="after one random attention layer the [CLS] Kruskal rank is >= n and far below d",
+       paper_value="slightly above n = 197, far below d = 768", ours=f"{largest} (n = 17, d = 64)",
+       passed=figure_1_ok, substitute="digits and a small ViT instead of ImageNet and ViT-base")
 
 # %% [markdown]
 # (mem-table-3)=
@@ -259,16 +258,16 @@ no_general_position = all(not c[0] for c in cells.values())
 print(f"{matches}/24 cells agree with the paper's Table 3; general position fails in every row: "
       f"{no_general_position}")
 assert core
-claims.record(paper=PAPER, ref="Table 3", chapter=CHAPTER, label="mem-table-3",
-              statement="language models: Asm. 1 fails at the embedding (L0) and holds after GPT-2's first block",
-              paper_value="GPT-2/BERT on Wikipedia", ours=f"{matches}/24 cells agree; the GPT pattern holds",
-              passed=core, substitute="1-block byte-level models trained here on Python's bundled help texts")
-claims.record(paper=PAPER, ref="Table 3 (general position)", chapter=CHAPTER, label="mem-table-3",
-              statement="general position fails in every layer of both language models",
-              paper_value="fails in all 8", ours=f"fails in {sum(not c[0] for c in cells.values())}/8 "
-              f"(largest pass rate {max(r['general_position'] for r in lm_reports.values()):.2f})",
-              passed=no_general_position,
-              substitute="1-block byte-level models trained here on Python's bundled help texts")
+record(ref="Table 3", label="mem-table-3",
+       statement="language models: Asm. 1 fails at the embedding (L0) and holds after GPT-2's first block",
+       paper_value="GPT-2/BERT on Wikipedia", ours=f"{matches}/24 cells agree; the GPT pattern holds",
+       passed=core, substitute="1-block byte-level models trained here on Python's bundled help texts")
+record(ref="Table 3 (general position)", label="mem-table-3",
+       statement="general position fails in every layer of both language models",
+       paper_value="fails in all 8", ours=f"fails in {sum(not c[0] for c in cells.values())}/8 "
+       f"(largest pass rate {max(r['general_position'] for r in lm_reports.values()):.2f})",
+       passed=no_general_position,
+       substitute="1-block byte-level models trained here on Python's bundled help texts")
 
 # %% [markdown]
 # Where we differ from Table 3, and why. The paper's BERT fails Assumption 1 even after one layer:

@@ -45,13 +45,14 @@ import numpy as np
 import pandas as pd
 
 from lib import claims, scale
-from lib.constructions.memorization import rank_bound
-from lib.experiments import memorization as X
-from lib.plots import paper_vs_ours, stamp, sweep, sweep_values, use_style
+from lib.papers.mahdavi2024 import sweeps
+from lib.papers.mahdavi2024.construction import rank_bound
+from lib.papers.mahdavi2024.training import linear_fit
+from lib.plots import paper_vs_ours, stamp, sweep, use_style
+from lib.results import sweep_values
 
 use_style()
-CHAPTER = "chapters/01_memorization/03_training"
-PAPER = "mahdavi2024"
+record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/04_training")
 
 # %% [markdown]
 # ## Setup: the official code's recipe
@@ -79,12 +80,12 @@ PAPER = "mahdavi2024"
 # through the course's trainer: every member is the largest model of the sweep with masks that
 # switch off the heads, query/key columns and context positions it does not have, which makes it
 # train exactly as its smaller model would (a test checks this). The results live in
-# `data/memorization_*.json` with their provenance. The paper-scale grids are
-# defined in `lib.experiments.memorization.sweep` but need about 3 V100-days per seed;
+# `data/mahdavi2024_*.json` with their provenance. The paper-scale grids are
+# defined in `lib.papers.mahdavi2024.sweeps` but need about 3 V100-days per seed;
 # they have not been run for this book, so every figure below is at the scale it states.
 
 # %%
-results = {name: X.result(name) for name in X.SWEEPS}
+results = {name: s.result(device=device) for name, s in sweeps.SWEEPS.items()}
 pd.DataFrame([{"experiment": r.name, "scale": r.scale, "points": len(r.points), "config": r.config,
                "CPU/GPU seconds": round(r.wall_s)} for r in results.values()]).set_index("experiment")
 
@@ -123,7 +124,7 @@ for group, arr in acc.items():
     mean = arr.mean(1)
     keep = mean < 0.95
     if keep.sum() >= 3:
-        fits[group] = {"points": int(keep.sum()), **X.linear_fit(np.array(xs)[keep], T * mean[keep])}
+        fits[group] = {"points": int(keep.sum()), **linear_fit(np.array(xs)[keep], T * mean[keep])}
 fit_table = pd.DataFrame(fits).T
 fit_table
 
@@ -133,12 +134,12 @@ slopes = fit_table["slope"] if len(fit_table) else pd.Series(dtype=float)
 fig2a_ok = len(fit_table) > 0 and r2_min >= 0.95 and (slopes > 0).all()
 print(f"smallest R^2 {r2_min:.3f}; examples memorized per head: {', '.join(f'{s:.0f}' for s in slopes)}")
 assert fig2a_ok
-claims.record(paper=PAPER, ref="Figure 2a", chapter=CHAPTER, label="mem-fig2",
-              statement="memorization grows linearly in H (R^2 of the fit to the non-saturated part)",
-              paper_value="R^2 >= 0.98 (d=64, n=32, H=1-60)", ours=f"R^2 >= {r2_min:.3f} over {len(fit_table)} "
-              f"curve(s), {slopes.mean():.0f} examples/head (d={results['fig2a'].config['dim']})",
-              passed=fig2a_ok, partly=len(fit_table) > 0 and r2_min >= 0.9,
-              substitute=None if results["fig2a"].scale == "paper" else "reduced scale (see the table above)")
+record(ref="Figure 2a", label="mem-fig2",
+       statement="memorization grows linearly in H (R^2 of the fit to the non-saturated part)",
+       paper_value="R^2 >= 0.98 (d=64, n=32, H=1-60)", ours=f"R^2 >= {r2_min:.3f} over {len(fit_table)} "
+       f"curve(s), {slopes.mean():.0f} examples/head (d={results['fig2a'].config['dim']})",
+       passed=fig2a_ok, partly=len(fit_table) > 0 and r2_min >= 0.9,
+       result=results["fig2a"], reduced="reduced scale (see the table above)")
 
 # %%
 xs_n, acc_n = sweep_values(results["fig2b"], "n", "acc")
@@ -153,11 +154,11 @@ print("seed means by n:", {g: np.round(m, 2).tolist() for g, m in means_n.items(
 print("n = 1 (constant output, at most the majority-class frequency):", majority)
 fig2b_ok = monotone_n and rises_n
 assert fig2b_ok
-claims.record(paper=PAPER, ref="Figure 2b", chapter=CHAPTER, label="mem-fig2",
-              statement="memorization grows monotonically with the context size n", paper_value="monotone in n",
-              ours="monotone (tolerance 0.03) for every T; " + ", ".join(
-                  f"{g}: {m[0]:.2f} -> {m[-1]:.2f}" for g, m in means_n.items()), passed=fig2b_ok,
-              substitute=None if results["fig2b"].scale == "paper" else "reduced scale (see the table above)")
+record(ref="Figure 2b", label="mem-fig2",
+       statement="memorization grows monotonically with the context size n", paper_value="monotone in n",
+       ours="monotone (tolerance 0.03) for every T; " + ", ".join(
+           f"{g}: {m[0]:.2f} -> {m[-1]:.2f}" for g, m in means_n.items()), passed=fig2b_ok,
+       result=results["fig2b"], reduced="reduced scale (see the table above)")
 
 # %%
 xs_d, acc_d = sweep_values(results["fig2c"], "d_h", "acc")
@@ -173,13 +174,13 @@ fig2c_ok = rises_d and flat_after
 # steps); at smoke scale (2 seeds, 400 steps, T = 60) it is within the noise, so it is asserted
 # from the default scale up and only recorded at smoke scale.
 assert rises_d or scale.current() == "smoke"
-claims.record(paper=PAPER, ref="Figure 2c", chapter=CHAPTER, label="mem-fig2",
-              statement="memorization rises with d_h up to d_h = n, with no gain beyond",
-              paper_value="monotone for d_h <= n, flat after", ours=f"{at[below[0]]:.2f} at d_h={below[0]}, "
-              f"{at[below[-1]]:.2f} at d_h=n={below[-1]}, " + ", ".join(f"{at[v]:.2f} at d_h={v}" for v in xs_d
-                                                                      if v > n_fixed),
-              passed=fig2c_ok, partly=rises_d,
-              substitute=None if results["fig2c"].scale == "paper" else "reduced scale (see the table above)")
+record(ref="Figure 2c", label="mem-fig2",
+       statement="memorization rises with d_h up to d_h = n, with no gain beyond",
+       paper_value="monotone for d_h <= n, flat after", ours=f"{at[below[0]]:.2f} at d_h={below[0]}, "
+       f"{at[below[-1]]:.2f} at d_h=n={below[-1]}, " + ", ".join(f"{at[v]:.2f} at d_h={v}" for v in xs_d
+                                                               if v > n_fixed),
+       passed=fig2c_ok, partly=rises_d,
+       result=results["fig2c"], reduced="reduced scale (see the table above)")
 
 # %% [markdown]
 # (mem-fig3)=
@@ -227,24 +228,24 @@ fig3_ok = fitted and free_head and majority
 print(f"fitted: {fitted}; >= 95% of examples keep a free head: {free_head}; "
       f">= 25% of pairs saturated: {many}; a majority saturated: {majority}")
 assert fitted and free_head and many  # the paper's "majority" is recorded, not assumed
-claims.record(paper=PAPER, ref="Figure 3", chapter=CHAPTER, label="mem-fig3",
-              statement="trained heads: most (head, example) pairs saturated, almost every example has a "
-                        "non-saturated head", paper_value="H=4, T=550 and H=8, T=1300 (d=64)",
-              ours="; ".join(f"H={r['H']}, T={r['T']}: acc {r['train accuracy']:.2f}, "
-                             f"{r['saturated (head, example) pairs']:.0%} saturated, "
-                             f"{r['examples with a non-saturated head']:.0%} with a free head" for r in sat_rows),
-              passed=fig3_ok, partly=fitted and free_head and many,
-              substitute=None if sat.scale == "paper" else "reduced scale")
+record(ref="Figure 3", label="mem-fig3",
+       statement="trained heads: most (head, example) pairs saturated, almost every example has a "
+                 "non-saturated head", paper_value="H=4, T=550 and H=8, T=1300 (d=64)",
+       ours="; ".join(f"H={r['H']}, T={r['T']}: acc {r['train accuracy']:.2f}, "
+                      f"{r['saturated (head, example) pairs']:.0%} saturated, "
+                      f"{r['examples with a non-saturated head']:.0%} with a free head" for r in sat_rows),
+       passed=fig3_ok, partly=fitted and free_head and many,
+       result=sat, reduced="reduced scale")
 
 # %%
 beyond = [(r["T"], r["H(n-1)+1"]) for r in sat_rows if r["train accuracy"] == 1.0]
 beyond_ok = len(beyond) > 0 and all(T_ > bound for T_, bound in beyond)
 assert beyond_ok
-claims.record(paper=PAPER, ref="Sec. 6 (what is tight)", chapter=CHAPTER, label="mem-discussion",
-              statement="trained classification memorizes more than the rank bound H(n-1)+1 of Prop. 2",
-              paper_value="T=550 at H=4 and T=1300 at H=8 vs bounds 125 and 249",
-              ours=", ".join(f"T={T_} fitted vs bound {bound}" for T_, bound in beyond), passed=beyond_ok,
-              substitute=None if sat.scale == "paper" else "reduced scale")
+record(ref="Sec. 6 (what is tight)", label="mem-discussion",
+       statement="trained classification memorizes more than the rank bound H(n-1)+1 of Prop. 2",
+       paper_value="T=550 at H=4 and T=1300 at H=8 vs bounds 125 and 249",
+       ours=", ".join(f"T={T_} fitted vs bound {bound}" for T_, bound in beyond), passed=beyond_ok,
+       result=sat, reduced="reduced scale")
 
 # %% [markdown]
 # Note the sizes: the runs memorize $T$ far above $H(n-1)+1$ (the bound on rank $Z$ under a
@@ -284,12 +285,12 @@ fig4_ok = bool((compare["per-example"] >= compare["shared"] - 0.02).all() and mi
 print(compare.round(3).to_string(index=False))
 print(f"n = 1 with per-example contexts: accuracy {np.round(n1, 2).tolist()} (shared: the majority class)")
 assert fig4_ok
-claims.record(paper=PAPER, ref="Figure 4", chapter=CHAPTER, label="mem-fig4",
-              statement="per-example (general-position) contexts: still increasing in H, n matters less, "
-                        "more memorized than with a shared context",
-              paper_value="linear in H; linearity in n weakens", ours=f"per-example >= shared at every (H, T); "
-              f"n = 1 reaches {min(n1):.2f}", passed=fig4_ok,
-              substitute=None if results["fig4_heads"].scale == "paper" else "reduced scale")
+record(ref="Figure 4", label="mem-fig4",
+       statement="per-example (general-position) contexts: still increasing in H, n matters less, "
+                 "more memorized than with a shared context",
+       paper_value="linear in H; linearity in n weakens", ours=f"per-example >= shared at every (H, T); "
+       f"n = 1 reaches {min(n1):.2f}", passed=fig4_ok,
+       result=results["fig4_heads"], reduced="reduced scale")
 
 # %% [markdown]
 # (mem-fig5)=
@@ -334,11 +335,11 @@ learned = min(np.min(p["result"]["mse"]) for p in results["fig5_heads"].points) 
 # more heads even optimize more slowly. There we assert only that some run learned (MSE below half
 # the label variance); the trend itself is asserted from the default scale up.
 assert fig5_ok or (scale.current() == "smoke" and learned)
-claims.record(paper=PAPER, ref="Figure 5", chapter=CHAPTER, label="mem-fig5",
-              statement="regression: training MSE falls with H and with n", paper_value="monotone trends",
-              ours="median MSE falls " + ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())
-              + " from the smallest to the largest value", passed=fig5_ok,
-              substitute=None if results["fig5_heads"].scale == "paper" else "reduced scale")
+record(ref="Figure 5", label="mem-fig5",
+       statement="regression: training MSE falls with H and with n", paper_value="monotone trends",
+       ours="median MSE falls " + ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())
+       + " from the smallest to the largest value", passed=fig5_ok,
+       result=results["fig5_heads"], reduced="reduced scale")
 
 # %% [markdown]
 # (mem-discussion)=
@@ -362,7 +363,7 @@ claims.record(paper=PAPER, ref="Figure 5", chapter=CHAPTER, label="mem-fig5",
 #   where the paper measured.
 # - **What we did not run**: the paper's own sizes ($d = 64$, $T$ up to 130k, 50k-300k steps).
 #   The grids are in the code; on a GPU,
-#   `ABC_SCALE=paper python -m lib.experiments.memorization paper` writes them to `data/`, and
+#   `python -m lib.papers.mahdavi2024 paper` writes them to `data/`, and
 #   this chapter then reads them instead of the CPU runs.
 
 # %%

@@ -1,0 +1,266 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,execution,mystnb
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (depth-heads)=
+# # Heads per layer
+#
+# The {ref}`previous chapter <depth-training>` trained 1-4 layers; Sec. 6 of
+# {cite}`chen2024depth` also varies the number of heads in each layer. The paper reports that more
+# heads speed up memorization (Figure 4), make no significant difference on in-context QA and
+# template matching (Figures 5-6), and that on in-context template matching a single head in the
+# last layer, and a fourth layer, learn faster (Figure 7, for several $k$). Architectures are
+# written as heads per layer; the recipes are the previous chapter's.
+
+# %% tags=["setup"]
+# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+import os, subprocess, sys
+REPO = "https://github.com/attention-by-construction/attention-by-construction"
+if "google.colab" in sys.modules:
+    if not os.path.isdir("/content/abc"):
+        subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+    sys.path.insert(0, "/content/abc")
+import lib
+device = lib.setup_notebook(seed=0)
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lib import claims, plots, scale
+from lib.papers.chen2024 import sweeps
+from lib.papers.chen2024.figures import arch_label, curve_panels
+from lib.papers.chen2024.sweeps import as_curves, curves, final
+
+plots.use_style()
+record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/04_heads")
+
+# %%
+heads = sweeps.result("heads", device=device)
+fig, axes = plt.subplots(1, 4, figsize=(16, 3.4))
+curve_panels(heads, "paper", "acc", axes)
+fig.suptitle("Figures 4-7: heads per layer (brackets)", y=1.03)
+plots.stamp(axes[0], heads.label())
+plt.tight_layout()
+plt.show()
+
+# %%
+def mean_curve(result, task, arch):
+    return curves(result, task=task, init="paper")[tuple(arch)].speed
+
+
+mem_archs = [a["archs"] for a in heads.grid if a["task"] == "memorization"][0]
+speed = {f"{a[0]} head(s)": mean_curve(heads, "memorization", a) for a in mem_archs}
+print("memorization, mean accuracy over training (higher = faster):", {k: round(v, 3) for k, v in speed.items()})
+fig4_ok = speed[f"{mem_archs[-1][0]} head(s)"] >= speed[f"{mem_archs[0][0]} head(s)"]
+finals = {task: {arch_label(a): final(heads, task, "paper", a).mean() for a in g["archs"]}
+          for g in heads.grid for task in [g["task"]] if task in ("reasoning", "generalization")}
+fig56_ok = all(v >= 0.99 for d in finals.values() for v in d.values())
+print("final accuracy, reasoning and generalization:", {t: {k: round(v, 3) for k, v in d.items()} for t, d in finals.items()})
+ictm = {arch_label(a): (final(heads, "contextual", "paper", a).mean(), mean_curve(heads, "contextual", a))
+        for g in heads.grid if g["task"] == "contextual" for a in g["archs"]}
+print("contextual (final, mean over training):", {k: tuple(round(x, 3) for x in v) for k, v in ictm.items()})
+assert fig4_ok and fig56_ok
+record(ref="Figure 4", label="depth-heads",
+       statement="more heads make memorization faster", paper_value="faster with more heads",
+       ours=", ".join(f"{k}: {v:.2f}" for k, v in speed.items()) + " (mean accuracy over training, Adam)",
+       passed=fig4_ok, result=heads, reduced="reduced sizes and Adam (with SGD, "
+       "1/m averaging makes more heads slower)")
+record(ref="Figures 5-6", label="depth-heads",
+       statement="extra heads make no significant difference for in-context QA and template matching",
+       paper_value="no significant impact",
+       ours="all " + ", ".join(f"{t}: min {min(d.values()):.2f}" for t, d in finals.items()),
+       passed=fig56_ok, result=heads, reduced="reduced sizes")
+if ictm:
+    best = max(ictm, key=lambda k: ictm[k][1])
+    fig7_ok = ictm[best][0] >= 0.95 and "[2, 2, 2, 1]" in best
+    record(ref="Figure 7", label="depth-heads",
+           statement="on in-context template matching one head in the last layer, and a 4th layer, learn fastest",
+           paper_value="[.., 1] faster than more heads; 4 layers faster than 3 (k=4, l=5)",
+           ours=f"fastest: {best}; " + ", ".join(f"{k} {v[1]:.2f}" for k, v in ictm.items()),
+           passed=fig7_ok, partly=all(v[0] >= 0.95 for v in ictm.values()),
+           note="k=2, l=2 here; several k (l=3) in the next section")
+
+# %% [markdown]
+# (depth-fig7-k)=
+# ### Figure 7 for several $k$
+#
+# With templates of length 2 there are only two templates, so $k \le 2$. For several $k$ we use
+# templates of length $l = 3$ (five templates) with 10 words and 10 answers (the paper: $l = 5$,
+# 100 and 100), $k = 2, 3, 4$ and 5,000 steps. The grid varies what Figure 7 varies, the heads of
+# the last layer and a fourth layer: one head, two heads, and $2l$ heads, the head count of
+# Theorem 6's match layer.
+
+# %%
+l7, words7 = sweeps.figure7_size(scale.current())
+by_k = sweeps.result("figure7_k", device=device)
+fig, axes = plt.subplots(1, len(by_k.grid), figsize=(5 * len(by_k.grid), 3.4), squeeze=False)
+for ax, point in zip(axes[0], by_k.points):
+    runs, args = as_curves(point["result"]), point["point"]["task_args"]
+    plots.curves(next(iter(runs.values())).steps, {arch_label(arch): c.acc for arch, c in runs.items()}, ax=ax,
+                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"], band="minmax")
+    ax.get_legend().remove()
+fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="center left", bbox_to_anchor=(1.0, 0.55), frameon=False)
+plots.stamp(axes[0, 0], by_k.label() + " · bands: min-max over seeds")
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Per architecture and $k$: the final accuracy (mean over seeds), how many seeds end above 0.95
+# (of three at the default scale), and the mean accuracy over training, our measure of speed.
+
+# %%
+rows7 = []
+for point in by_k.points:
+    for arch, c in as_curves(point["result"]).items():
+        rows7.append({"k": point["point"]["task_args"]["k"], "arch": str(list(arch)), "final": c.final.mean(),
+                      "seeds": len(c.acc), "seeds >= 0.95": int((c.final >= 0.95).sum()),
+                      "mean over training": c.speed})
+table7 = pd.DataFrame(rows7)
+speed7 = table7.pivot(index="arch", columns="k", values="mean over training")
+pd.concat({"final accuracy": table7.pivot(index="arch", columns="k", values="final"),
+           "seeds >= 0.95": table7.pivot(index="arch", columns="k", values="seeds >= 0.95"),
+           "mean over training": speed7}, axis=1).round(3)
+
+# %%
+ks = sorted(set(table7["k"]))
+solved = sorted(set(table7[table7["seeds >= 0.95"] * 2 > table7["seeds"]]["k"]))  # most seeds of some arch
+one, many = "[1, 1, 1]", f"[1, 1, {2 * l7}]"
+print("k solved by some architecture:", solved)
+record(ref="Figure 7 (several k)", label="depth-fig7-k",
+       statement="3 and 4 layers learn in-context template matching for several k",
+       paper_value="yes, k up to 4 (l=5)",
+       ours="; ".join(f"k={k}: " + ", ".join(f"{r.arch} {r.final:.2f}" for r in table7[table7.k == k].itertuples())
+                      for k in ks),
+       passed=solved == ks, partly=bool(solved),
+       result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU")
+record(ref="Figure 7 (last-layer heads)", label="depth-fig7-k",
+       statement="a single head in the last layer learns faster than several (k=4)",
+       paper_value="[.., 1] fastest at k=4",
+       ours=f"mean accuracy over training at k={ks[-1]}: {one} {speed7.loc[one, ks[-1]]:.2f}, "
+            f"{many} {speed7.loc[many, ks[-1]]:.2f}",
+       passed=bool(speed7.loc[one, ks[-1]] >= speed7.loc[many, ks[-1]]),
+       result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU")
+pairs = [(f"[1, 1, 1, {h}]", f"[1, 1, {h}]") for h in (1, 2 * l7) if f"[1, 1, 1, {h}]" in speed7.index]
+if pairs:  # a fourth layer against three, with one last head and with the construction's 2l
+    four = all(speed7.loc[deep, k] > speed7.loc[shallow, k] for deep, shallow in pairs for k in ks)
+    record(ref="Figure 7 (4 layers)", label="depth-fig7-k",
+           statement="a fourth layer makes in-context template matching learn faster",
+           paper_value="4 single-head layers faster than 3",
+           ours="; ".join(f"{deep} vs {shallow}: " + ", ".join(
+               f"k={k} {speed7.loc[deep, k]:.2f}/{speed7.loc[shallow, k]:.2f}" for k in ks)
+               for deep, shallow in pairs) + " (mean accuracy over training)",
+           passed=four, result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU")
+
+# %% [markdown]
+# What the grid shows at $l = 3$ (numbers in the table above):
+#
+# - **One head in the last layer never learns** here, with three layers or four: every seed
+#   stays at $1/k$ for every $k$. The paper reports the opposite at $k = 4$: a single last head
+#   learned fastest.
+# - **$2l = 6$ heads in the last layer, the construction's count, learn**: every seed at $k = 2$,
+#   two seeds of three at $k = 4$; at $k = 3$ the seeds are still climbing when the 5,000 steps
+#   end. Two last-layer heads sit in between: one seed in three leaves $1/k$ at $k = 2$ and
+#   $k = 4$, none at $k = 3$.
+# - **A fourth layer does not speed learning**: $[1, 1, 1, 1]$ stays at $1/k$ like $[1, 1, 1]$,
+#   and $[1, 1, 1, 6]$ is slower than $[1, 1, 6]$. The paper reports four layers faster.
+#
+# A reading, not a proof: Theorem 6's match layer uses $2l$ heads because each pair $\pm i$ turns
+# one coordinate of the difference between two templates into a penalty $|\cdot|$, which a single
+# ReLU head, whose score is linear in the compared features, cannot form. With $l = 2$ one
+# coordinate separates the two templates, and there a single last head does learn
+# ($[2, 2, 1]$ in the heads grid above). Our runs use Adam and 5,000 steps where the paper used
+# SGD and an unknown budget, so this is a difference at our setting, not a refutation.
+
+# %%
+if by_k.scale == "default":  # the findings above (l = 3); 200 smoke steps are too few to leave 1/k
+    for k in ks:
+        at_k = table7[table7.k == k].set_index("arch")
+        assert at_k.loc[one, "final"] < 1 / k + 0.05, (k, at_k.loc[one, "final"])  # one last head: chance
+    assert all(speed7.loc[many, k] > speed7.loc[one, k] for k in ks)  # 2l last heads: faster at every k
+
+# %% [markdown]
+# At the paper's own $l = 5$ and $k = 4$ (all 52 templates of length 5; 10 words and answers
+# instead of 100, which keeps the width at $d' = 55$), we train only the construction's head
+# count, $[1, 1, 2l] = [1, 1, 10]$, for 20,000 steps.
+
+# %%
+if l7 != 5:  # at the paper scale the grid above already has l = 5
+    l5 = sweeps.SWEEPS["figure7_l5"]
+    if scale.current() == "smoke":  # too slow for a smoke run (about an hour on a CPU core)
+        lk = l5.load("default")
+    else:
+        lk = l5.result(device=device)
+    if lk is not None:
+        run5 = as_curves(lk.points[0]["result"])[(1, 1, 10)]
+        acc5 = run5.acc
+        fig, ax = plt.subplots(figsize=(7, 3.4))
+        plots.curves(run5.steps, {"3 layers [1, 1, 10]": acc5}, ax=ax, title="IC-TM, l=5, k=4", chance=1 / 4,
+                     band="minmax")
+        plots.stamp(ax, lk.label() + " · band: min-max over seeds")
+        plt.show()
+        print("final accuracy per seed:", acc5[:, -1].round(3))
+        record(ref="Figure 7 (l=5, k=4)", label="depth-fig7-k",
+               statement="3 layers learn in-context template matching at l=5, k=4",
+               paper_value="learned (curves reach 1)",
+               ours=f"[1, 1, 10], final per seed {', '.join(f'{a:.2f}' for a in acc5[:, -1])} after "
+                    f"{run5.steps[-1]} steps (1/k = 0.25)",
+               passed=bool((acc5[:, -1] >= 0.95).sum() * 2 > len(acc5)),
+               partly=bool(acc5[:, -1].max() >= 0.95 or acc5[:, -1].mean() > 0.5),
+               substitute=f"{words7} words and answers instead of 100, CPU", scale=lk.scale)
+
+# %% [markdown]
+# At $l = 5$ the model does not get there at our budget: two seeds of three leave $1/k$ but level
+# off far below 1 and the third stays at $1/k$ (the curves are flat over the second half of
+# training; final accuracies printed above), so this run does not
+# reproduce Figure 7 at the paper's $l$ and $k$. With 52 templates, every pair of which the match
+# layer must tell apart, the task is much harder than at $l = 3$; whether more steps, the paper's
+# 100 words, or its SGD recipe close the gap is open here, and a `paper`-scale run on a GPU is
+# the way to find out.
+
+# %% [markdown]
+# (depth-discussion)=
+# ## What reproduces, and where we differ
+#
+# - **Constructions.** Theorems 1, 3 and 5 hold exactly as stated, on whole tasks and at the
+#   paper's sizes; Theorem 6 holds for a corrected construction (the printed one does not work).
+#   See {ref}`depth-constructions`.
+# - **Impossibility.** The linear-dependence identity holds to rounding for ReLU with any number
+#   of heads and for one softmax head, and training cannot beat the 3/4 bound of Theorem 2; with
+#   several softmax heads the identity fails, which the paper leaves open. See {ref}`depth-limits`.
+# - **Figure 2.** The thresholds reproduce at reduced sizes: one layer memorizes and sits at $1/k$
+#   or chance elsewhere, two layers solve in-context QA and template matching, three solve
+#   in-context template matching while one and two do not. They rely on the paper's initialisation:
+#   from random weights, at our budget, no depth learns the three generated tasks. More depth is not
+#   uniformly better: with the same SGD recipe, three one-head layers are unstable on in-context QA
+#   and template matching (some seeds diverge; see the table under {ref}`Figure 2 <depth-fig2>`),
+#   which the paper does not show because it plots at most the depth each task needs.
+# - **Figure 3.** Trained models use a soft version of the copy-match circuit (match share above
+#   $1/k$, below the construction's 1); the comparison is biased by the constructed first layer.
+# - **Figures 4-7.** More heads speed memorization with Adam (with SGD the $1/m$ average makes them
+#   slower); heads do not matter for in-context QA and template matching. Figure 7's orderings do
+#   not reproduce: with templates of length 2 the fastest model has four last-layer heads, and with
+#   length 3 ({ref}`depth-fig7-k`) a single last head never learns while the construction's $2l$
+#   heads do (fully at $k = 2$, in two seeds of three at $k = 4$, still climbing at $k = 3$); a
+#   fourth layer is slower, not faster. At the paper's $l = 5$, $k = 4$ (10 words instead of 100)
+#   the construction's head count levels off far below 1 (at most 0.51) after 20,000 steps.
+# - **Scale.** Results shown come from `data/` at the scale printed on each figure (the `default`
+#   scale on a CPU unless a `paper`-scale file exists); the paper's sizes run with
+#   `ABC_SCALE=paper` on a GPU.
+
