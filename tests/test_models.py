@@ -127,7 +127,7 @@ def test_readout_row_shortcut_gives_the_full_computation(readout, causal):
 def test_mlp_family_keeps_the_interface_and_equals_its_equation():
     config = MLPConfig(d_model=5, n_out=3, max_len=4, d_hidden=7, n_layers=2, vocab_size=5)
     model = build_model(config, seed=3, dtype=torch.float64)
-    assert model.weight_names() == ["layers.0.W_in", "layers.0.b_in", "layers.1.W_in", "layers.1.b_in", "W_U", "b_U"]
+    assert model.weight_names() == ["W_U", "b_U", "layers.0.W_in", "layers.0.b_in", "layers.1.W_in", "layers.1.b_in"]
     assert model.n_params() == (20 * 7 + 7) + (7 * 7 + 7) + (7 * 3 + 3)
     x = torch.randint(5, (6, 4))
     cache = {}
