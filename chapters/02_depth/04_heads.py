@@ -99,7 +99,7 @@ if ictm:
 
 # %% [markdown]
 # (depth-fig7-k)=
-# ### Figure 7 for several $k$
+# ## Figure 7 for several $k$
 #
 # With templates of length 2 there are only two templates, so $k \le 2$. For several $k$ we use
 # templates of length $l = 3$ (five templates) with 10 words and 10 answers (the paper: $l = 5$,
