@@ -136,7 +136,7 @@ def git_commit() -> str:
         return "unknown"
 
 
-def provenance(config: dict, scale: str, device: str | None = None, code: Callable | None = None,
+def provenance(config: dict, scale: str, device=None, code: Callable | None = None,
                sweep: str | None = None) -> dict:
     """What produced a result: ``code`` is the function that computes it; the ``lib`` files it
     runs (:func:`lib_closure`) are listed and hashed. Code outside ``lib`` (a notebook cell, a
@@ -161,7 +161,7 @@ def provenance(config: dict, scale: str, device: str | None = None, code: Callab
         "lib_hash": code_hash(files),
         "torch": torch.__version__,
         "python": platform.python_version(),
-        "device": device or device_name(),
+        "device": device_name(device),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
 

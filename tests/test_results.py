@@ -142,8 +142,11 @@ def test_code_run_as_main_is_hashed_under_its_module_name(monkeypatch):
 
     run_point.__module__ = "__main__"
     assert results.code_module(run_point) == "lib.papers.course.sweeps"
-    prov = results.provenance({}, "default", device="cpu", code=run_point)
+    import torch
+
+    prov = results.provenance({}, "default", device=torch.device("cpu"), code=run_point)
     assert "lib/papers/course/sweeps.py" in prov["lib_files"] and "unhashed_code" not in prov
+    assert json.loads(json.dumps(prov))["device"].startswith("cpu")  # a torch.device is recorded by name
 
 
 def test_verify_records_identical_numbers_and_refuses_changed_ones(store):
