@@ -84,8 +84,10 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
 
 
 class Recorder:
-    """:func:`record` bound to one paper and chapter: ``record = Recorder("chen2024", CHAPTER)``,
-    then ``record(ref=..., label=..., statement=..., paper_value=..., ours=..., passed=...)``.
+    """:func:`record` bound to one paper, chapter and scale (default: the current one):
+    ``record = Recorder("chen2024", CHAPTER)``, then ``record(ref=..., label=..., statement=...,
+    paper_value=..., ours=..., passed=...)``; ``scale=`` on a call overrides the scale for that
+    claim (a claim whose evidence was loaded at another scale).
 
     ``reduced="..."`` names a substitution that holds only below the paper's scale (reduced
     sizes, a CPU budget): it applies unless the evidence, ``result`` (a
@@ -94,18 +96,20 @@ class Recorder:
     nothing, so a notebook cell that ends with a record prints only the one-line report.
     """
 
-    def __init__(self, paper: str, chapter: str):
+    def __init__(self, paper: str, chapter: str, scale: str | None = None):
         if paper not in PAPERS:
             raise ValueError(f"claims.Recorder: unknown paper {paper!r}; known: {', '.join(PAPERS)}")
         self.paper, self.chapter = paper, chapter
+        self.scale = _scale.validate(scale) if scale is not None else _scale.current()
 
     def __call__(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
                  partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
                  note: str = "", scale: str | None = None) -> None:
         if substitute and reduced:
             raise ValueError("claims.Recorder: give substitute= or reduced=, not both")
+        scale = _scale.validate(scale) if scale is not None else self.scale
         if reduced:
-            evidence = result.scale if result is not None else (scale or _scale.current())
+            evidence = result.scale if result is not None else scale
             substitute = None if evidence == "paper" else reduced
         record(paper=self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
                chapter=self.chapter, label=label, partly=partly, substitute=substitute, note=note, scale=scale)

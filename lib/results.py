@@ -63,9 +63,23 @@ def _module_path(name: str) -> Path | None:
     return None
 
 
+def _lazy_exports(name: str) -> dict[str, str]:
+    """A package's ``_EXPORTS`` table (name -> submodule it is imported from when first used),
+    read from its ``__init__.py``; empty if it has none."""
+    path = _module_path(name)
+    if path is None or path.name != "__init__.py":
+        return {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_EXPORTS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
 def _imported_modules(path: Path, name: str) -> set[str]:
     """Every ``lib`` module that the source at ``path`` (module ``name``) imports, anywhere in
-    the file (function-level imports included), read statically."""
+    the file (function-level imports included), read statically. ``from package import X``
+    counts the submodule ``X`` if there is one, and the submodule that the package's lazy
+    ``_EXPORTS`` table imports ``X`` from."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
@@ -78,8 +92,14 @@ def _imported_modules(path: Path, name: str) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
+            if not (target == "lib" or target.startswith("lib.")):
+                continue
             out.add(target)
-            out.update(f"{target}.{alias.name}" for alias in node.names)  # submodules among the names
+            exports = _lazy_exports(target)
+            for alias in node.names:
+                out.add(f"{target}.{alias.name}")  # a submodule among the names
+                if alias.name in exports:
+                    out.add(f"{target}.{exports[alias.name]}")
     return {m for m in out if m == "lib" or m.startswith("lib.")}
 
 
@@ -375,15 +395,18 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
     seeds, optimiser settings); a saved file with another config or grid is rerun.
     With ``heavy=True`` at the ``default`` scale, a complete result saved at the ``paper`` scale
     is loaded instead of running anything (that is how a laptop reads the GPU sweeps), but only
-    if its config and grid are ``paper`` (the paper-scale definition), when given. A stale result
-    (``lib`` changed since) is still loaded, with a warning.
+    if its config and grid are ``paper``, the paper scale's definition. A stale result (``lib``
+    changed since) is still loaded, with a warning.
     """
     scale = _scale.validate(scale) if scale is not None else _scale.current()
+    if heavy and paper is None:
+        raise ValueError(f"{name}: heavy=True needs paper=(config, grid), the paper scale's definition, so that "
+                         "only a paper-scale file computed with it is loaded")
     candidates = []
     if heavy and scale == "default":
         big = load(name, "paper")
-        if big is not None and (paper is None or (big.config == _jsonable(dict(paper[0]))
-                                                  and big.grid == [_jsonable(dict(g)) for g in paper[1]])):
+        if big is not None and big.config == _jsonable(dict(paper[0])) and \
+                big.grid == [_jsonable(dict(g)) for g in paper[1]]:
             candidates.append(big)
     own = load(name, scale)
     if own is not None and own.config == _jsonable(dict(config)) and own.grid == [_jsonable(dict(g)) for g in grid]:
@@ -393,7 +416,7 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
             if result.is_stale():
                 warnings.warn(f"{result.path.name}: lib has changed since this result was computed "
                               f"(commit {result.provenance.get('git_commit')}); run `python -m lib.results verify "
-                              f"{name}` or rerun it at scale {result.scale}", stacklevel=2)
+                              f"{name} --scale {result.scale}` or rerun it at scale {result.scale}", stacklevel=2)
             return result
     return run(name, config, grid, run_point, run_group=run_group, group_by=group_by, scale=scale, device=device,
                progress=progress, sweep=sweep)
@@ -408,8 +431,9 @@ class Sweep:
     returns one dict of metrics per point (``points`` is one group: a single point unless
     ``group_by`` names the coordinates whose points train together). ``stop_after`` asks for the
     first steps only: sweeps whose results hold curves over training (``truncatable``) honour it,
-    which is how :func:`verify` re-checks them cheaply. The data file is
-    ``data/<paper>_<key>.<scale>.json``.
+    which is how :func:`verify` re-checks them cheaply; ``verify_by`` names coordinates whose every
+    value :func:`verify` covers (e.g. each task, so that every task's code path is re-run). The
+    data file is ``data/<paper>_<key>.<scale>.json``.
     """
 
     paper: str
@@ -420,6 +444,7 @@ class Sweep:
     heavy: bool = True
     truncatable: bool = False
     verify_steps: int = 100
+    verify_by: tuple[str, ...] = ()
     about: str = ""
 
     @property
@@ -469,7 +494,8 @@ def find_sweep(name: str) -> Sweep:
 
 def _same(stored, new, prefix: bool, path: str = "") -> str | None:
     """Where ``new`` differs from ``stored`` (None if nowhere). Keys holding wall times are
-    skipped; with ``prefix``, a list may be a prefix of the stored one (the first steps)."""
+    skipped and NaN equals NaN; with ``prefix``, a list of numbers (a series over training steps)
+    may be a prefix of the stored one (the first steps)."""
     if isinstance(stored, dict) and isinstance(new, dict):
         keys = {k for k in set(stored) | set(new) if "wall_s" not in k}
         for k in sorted(keys):
@@ -480,39 +506,53 @@ def _same(stored, new, prefix: bool, path: str = "") -> str | None:
                 return where
         return None
     if isinstance(stored, list) and isinstance(new, list):
-        if len(new) != len(stored) and not (prefix and 0 < len(new) < len(stored)):
+        innermost = all(not isinstance(v, (list, dict)) for v in stored + new)  # a series over steps
+        if len(new) != len(stored) and not (prefix and innermost and 0 < len(new) < len(stored)):
             return f"{path}: {len(new)} entries, stored {len(stored)}"
         for i, (a, b) in enumerate(zip(stored, new)):
             where = _same(a, b, prefix, f"{path}[{i}]")
             if where:
                 return where
         return None
-    return None if stored == new else f"{path}: stored {stored!r}, now {new!r}"
+    both_nan = isinstance(stored, float) and isinstance(new, float) and stored != stored and new != new
+    return None if stored == new or both_nan else f"{path}: stored {stored!r}, now {new!r}"
 
 
 def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool, str]:
     """Re-run a cheap part of a stored result with the current code: the group of grid points
-    that took least time, only its first ``verify_steps`` steps if the sweep is truncatable. If
-    every number comes out identical, record in the file that the result was verified under the
-    current code (its files and hash), which makes it fresh; otherwise change nothing."""
-    sweep = find_sweep(result.name)
-    groups = _groups(result.grid, sweep.group_by)
+    that took least time (one such group for every value of the sweep's ``verify_by``
+    coordinates), only its first ``verify_steps`` steps if the sweep is truncatable. If every
+    number comes out identical, record in the file that the result was verified under the current
+    code (its files and hash), which makes it fresh; otherwise change nothing."""
+    if not result.complete:
+        return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
+    try:
+        sweep = find_sweep(result.name)
+    except KeyError as error:
+        return False, f"{result.name}: not a sweep of lib/papers, cannot be re-run ({error.args[0]})"
     walls = {json.dumps(p["point"], sort_keys=True): p["wall_s"] for p in result.points}
-    group = min(groups, key=lambda g: sum(walls.get(json.dumps(p, sort_keys=True), 0.0) for p in g))
+    cheapest: dict[str, list[dict]] = {}
+    for group in _groups(result.grid, sweep.group_by):
+        key = json.dumps([group[0].get(k) for k in sweep.verify_by])
+        cost = sum(walls[json.dumps(p, sort_keys=True)] for p in group)
+        if key not in cheapest or cost < sum(walls[json.dumps(p, sort_keys=True)] for p in cheapest[key]):
+            cheapest[key] = group
     stop_after = sweep.verify_steps if sweep.truncatable else None
-    if progress:
-        print(f"[verify {result.name}] {len(group)} point(s) from {group[0]}"
-              + (f", first {stop_after} steps" if stop_after else ", in full"), flush=True)
+    how = f"first {stop_after} steps" if stop_after else "in full"
     start = time.perf_counter()
-    new = sweep.run(result.config, [dict(p) for p in group], scale=result.scale, device=device,
-                    stop_after=stop_after)
+    for group in cheapest.values():
+        if progress:
+            print(f"[verify {result.name}] {len(group)} point(s) from {group[0]}, {how}", flush=True)
+        new = sweep.run(result.config, [dict(p) for p in group], scale=result.scale, device=device,
+                        stop_after=stop_after)
+        for point, value in zip(group, new):
+            where = _same(result.get_exact(point), json.loads(json.dumps(_jsonable(value))), stop_after is not None)
+            if where:
+                return False, f"{result.name}: {point} differs at {where}"
     wall = time.perf_counter() - start
-    for point, value in zip(group, new):
-        where = _same(result.get_exact(point), json.loads(json.dumps(_jsonable(value))), stop_after is not None)
-        if where:
-            return False, f"{result.name}: {point} differs at {where}"
     files = lib_closure([sweep.run.__module__])
-    checked = f"{len(group)} point(s) {group}" + (f", first {stop_after} steps" if stop_after else ", in full")
+    points = [p for group in cheapest.values() for p in group]
+    checked = f"{len(points)} point(s) {points}, {how}"
     result.provenance.setdefault("verified", []).append({
         "lib_files": files, "lib_hash": code_hash(files), "git_commit": git_commit(), "checked": checked,
         "wall_s": wall, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
@@ -584,7 +624,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scale = _scale.validate(rest[i + 1]) if i + 1 < len(rest) else "?"
             rest = rest[:i] + rest[i + 2:]
         if rest == ["--stale"]:
-            todo = [r for r in check() if r.complete]
+            todo = check()
         elif rest and "--stale" not in rest:
             todo = [load(name, scale) for name in rest]
             missing = [n for n, r in zip(rest, todo) if r is None]

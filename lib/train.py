@@ -26,7 +26,7 @@ from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
-from .models import FAMILIES, build_model
+from .models import build_model
 from .tasks.base import IGNORE, Batch, Task, make_generator
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
@@ -287,7 +287,7 @@ class Run:
 
 
 def _as_factory(model) -> Callable[[int], nn.Module]:
-    if type(model) in FAMILIES:
+    if hasattr(model, "model_class"):  # a family's config
         return lambda seed: build_model(model, seed=seed)
     if callable(model):
         return model

@@ -6,8 +6,8 @@ from lib.models import accuracy
 from lib.papers.chen2024.constructions import (in_context_qa, in_context_template_matching, memorization,
                                                template_matching)
 from lib.papers.chen2024.examples import table_1
-from lib.papers.chen2024.softmax import (in_context_template_matching_softmax, template_matching_softmax,
-                                         with_attention)
+from lib.papers.chen2024.softmax import (exact_from, in_context_template_matching_softmax,
+                                         template_matching_softmax, with_attention)
 from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
 
 
@@ -76,3 +76,9 @@ def test_softmax_theorem_6_is_exact_once_sharp():
     assert accuracy(in_context_template_matching_softmax(small, 1.0), data) < 1.0  # too soft: layers 1-2 blur
     mid = InContextTemplateMatching(4, 3, 3, 3)
     assert accuracy(in_context_template_matching_softmax(mid, 10.0), mid.sample(2000, seed=1)) == 1.0
+
+
+def test_exact_from_reads_a_temperature_scan():
+    assert exact_from([1, 2, 3, 5], [0.5, 1.0, 0.9, 1.0]) == 5
+    assert exact_from([1, 2, 3], [1.0, 1.0, 1.0]) == 1
+    assert exact_from([1, 2], [1.0, 0.99]) is None

@@ -32,8 +32,8 @@ def test_recorder_binds_paper_and_chapter_and_drops_reduced_only_at_paper_scale(
         def __init__(self, scale):
             self.scale = scale
 
-    record = claims.Recorder("chen2024", "chapters/x")
-    common = dict(statement="s", paper_value="p", ours="o", passed=True, label="x", scale="default")
+    record = claims.Recorder("chen2024", "chapters/x", scale="default")
+    common = dict(statement="s", paper_value="p", ours="o", passed=True, label="x")
     assert record(ref="A", reduced="reduced sizes", result=Evidence("default"), **common) is None
     record(ref="B", reduced="reduced sizes", result=Evidence("paper"), **common)
     record(ref="C", substitute="digits instead of ImageNet", result=Evidence("paper"), **common)
@@ -41,6 +41,9 @@ def test_recorder_binds_paper_and_chapter_and_drops_reduced_only_at_paper_scale(
     assert (got["A"].verdict, got["A"].note) == ("substituted", "substitute: reduced sizes")
     assert (got["B"].verdict, got["B"].note) == ("reproduced", "")
     assert got["C"].verdict == "substituted" and got["A"].chapter == "chapters/x" and got["A"].paper == "chen2024"
+    assert got["A"].scale == "default"
+    record(ref="E", scale="paper", **common)  # evidence loaded at another scale
+    assert {c.ref: c for c in claims.collect()}["E"].scale == "paper"
     with pytest.raises(ValueError, match="not both"):
         record(ref="D", reduced="a", substitute="b", **common)
     with pytest.raises(ValueError, match="unknown paper"):

@@ -92,6 +92,23 @@ def test_prop_2_shared_context_caps_rank_and_per_example_does_not():
     assert np.linalg.matrix_rank(Z) > cap
 
 
+def test_random_weights_reach_the_shared_context_cap_but_never_exceed_it():
+    from lib.papers.mahdavi2024.bounds import random_ranks
+
+    shared = query_context_data(60, 6, 16, seed=1, dtype=torch.float64)
+    ranks = random_ranks(shared, 4, 1.0, draws=5)
+    assert ranks.max() == M.rank_bound(4, 6) == 21
+    per_example = query_context_data(60, 6, 16, context="per_example", seed=1, dtype=torch.float64)
+    assert random_ranks(per_example, 4, 1.0, draws=2).max() > 21
+
+
+def test_relu_bound_of_prop_3():
+    from lib.papers.mahdavi2024.bounds import relu_capacity
+
+    assert relu_capacity(32, 10) == 33 * 10 + 10 + 1
+    assert relu_capacity(32, 10, d_out=2) == 33 * 10 / 2 + 10 + 1
+
+
 def test_kruskal_exact_and_randomized():
     rng = np.random.default_rng(0)
     v = rng.standard_normal((12, 5))

@@ -49,12 +49,12 @@ def test_load_or_run_loads_matching_and_reruns_changed_config(store):
 
 def test_heavy_sweeps_at_default_scale_load_the_paper_result_only_if_its_config_is_the_papers(store):
     results.run("sweep", {"size": "big"}, [{"x": 9}], square, scale="paper", progress=False)
-    loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, scale="default")
-    assert loaded.scale == "paper" and loaded.get(x=9)["value"] == 81
     paper = ({"size": "big"}, [{"x": 9}])
     loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, paper=paper,
                                  scale="default", progress=False)
-    assert loaded.scale == "paper"
+    assert loaded.scale == "paper" and loaded.get(x=9)["value"] == 81
+    with pytest.raises(ValueError, match="paper scale's definition"):
+        results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, scale="default")
     other = ({"size": "bigger"}, [{"x": 9}])  # the paper scale's definition has changed since the file was made
     loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, paper=other,
                                  scale="default", progress=False)
@@ -168,14 +168,22 @@ def test_verify_records_identical_numbers_and_refuses_changed_ones(store):
     ok, message = results.verify(results.load(sweep.name, "default"), progress=False)
     assert not ok and "accuracy" in message
     assert len(results.load(sweep.name, "default").provenance["verified"]) == 1  # nothing recorded
+    partial = results.load(sweep.name, "default")
+    partial.grid.append({"width": 8, "length": 4})
+    results.save(partial)
+    ok, message = results.verify(results.load(sweep.name, "default"), progress=False)
+    assert not ok and "incomplete" in message
 
 
 def test_same_compares_exactly_and_allows_prefixes_only_when_asked():
-    stored = {"steps": [0, 50, 100], "acc": [[0.1, 0.5, 0.9]], "wall_s": 3.0}
-    assert results._same(stored, {"steps": [0, 50, 100], "acc": [[0.1, 0.5, 0.9]], "wall_s": 9.0}, False) is None
-    first = {"steps": [0, 50], "acc": [[0.1, 0.5]], "wall_s": 1.0}
+    nan = float("nan")
+    stored = {"steps": [0, 50, 100], "acc": [[0.1, 0.5, 0.9], [0.2, nan, nan]], "wall_s": 3.0}
+    assert results._same(stored, {"steps": [0, 50, 100], "acc": [[0.1, 0.5, 0.9], [0.2, nan, nan]],
+                                  "wall_s": 9.0}, False) is None  # wall times skipped, NaN equals NaN
+    first = {"steps": [0, 50], "acc": [[0.1, 0.5], [0.2, nan]], "wall_s": 1.0}
     assert results._same(stored, first, True) is None and results._same(stored, first, False)
-    assert results._same(stored, {"steps": [0, 50], "acc": [[0.1, 0.6]]}, True)
+    assert results._same(stored, {"steps": [0, 50], "acc": [[0.1, 0.6], [0.2, nan]]}, True)
+    assert results._same(stored, {"steps": [0, 50], "acc": [[0.1, 0.5]]}, True)  # a seed missing is not a prefix
 
 
 def test_bad_names_and_scales_are_rejected(store):

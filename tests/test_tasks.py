@@ -3,7 +3,8 @@ import inspect
 import pytest
 import torch
 
-from lib.tasks import REGISTRY, IndexLookup
+from lib.tasks import IndexLookup
+from lib.tasks.registry import REGISTRY
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))

@@ -47,6 +47,7 @@ import torch
 
 from lib import claims
 from lib.papers.mahdavi2024 import construction as mem
+from lib.papers.mahdavi2024.bounds import random_ranks, relu_capacity
 from lib.papers.mahdavi2024.data import relu_hard_data
 from lib.plots import use_style
 from lib.tasks.random_labels import contexts, queries, query_context_data
@@ -72,17 +73,6 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # try many random weight matrices at three scales, shared and per-example contexts:
 
 # %%
-def random_ranks(batch, H, scale, draws, seed=0):
-    q, E = queries(batch).double().numpy(), contexts(batch).double().numpy()
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(draws):
-        W_K, W_Q = rng.standard_normal((2, H, q.shape[1], q.shape[1])) * scale
-        Z, _ = mem.head_outputs(E, q, np.einsum("hdk,hek->hde", W_K, W_Q) / q.shape[1])
-        out.append(np.linalg.matrix_rank(Z))
-    return np.array(out)
-
-
 d, n, H, T_big = 16, 6, 4, 80
 shared = query_context_data(T_big, n, d, seed=0, dtype=torch.float64)
 per_example = query_context_data(T_big, n, d, context="per_example", seed=0, dtype=torch.float64)
@@ -193,11 +183,6 @@ record(ref="Proposition 5", label="mem-tightness",
 # the attention layer ($d_h = n$, $d_v = 1$), and compare what each memorizes:
 
 # %%
-def relu_capacity(n, m, d_out=1):
-    """Prop. 3's upper bound on what the ReLU network memorizes on the Appendix F data."""
-    return (n + 1) * m / d_out + m + 1
-
-
 d, n = 64, 32
 rows = []
 for H in (1, 5, 10, 20, 40):

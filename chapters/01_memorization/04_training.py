@@ -49,7 +49,6 @@ from lib.papers.mahdavi2024 import sweeps
 from lib.papers.mahdavi2024.construction import rank_bound
 from lib.papers.mahdavi2024.training import linear_fit
 from lib.plots import paper_vs_ours, stamp, sweep, use_style
-from lib.results import sweep_values
 
 use_style()
 record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/04_training")
@@ -102,7 +101,7 @@ pd.DataFrame([{"experiment": r.name, "scale": r.scale, "points": len(r.points), 
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
 for ax, (name, key, label) in zip(axes, (("fig2a", "H", "heads H"), ("fig2b", "n", "context size n"),
                                           ("fig2c", "d_h", "head size d_h"))):
-    xs, acc = sweep_values(results[name], key, "acc")
+    xs, acc = sweeps.series(results[name], key, "acc")
     sweep(xs, acc, ax=ax, xlabel=label, ylabel="training accuracy", title=f"Figure 2{name[-1]}")
     stamp(ax, results[name].label())
 axes[1].axhline(0, alpha=0)
@@ -117,7 +116,7 @@ plt.show()
 # $T$.
 
 # %%
-xs, acc = sweep_values(results["fig2a"], "H", "acc")
+xs, acc = sweeps.series(results["fig2a"], "H", "acc")
 fits = {}
 for group, arr in acc.items():
     T = int(group.split("=")[1])
@@ -142,12 +141,11 @@ record(ref="Figure 2a", label="mem-fig2",
        result=results["fig2a"], reduced="reduced scale (see the table above)")
 
 # %%
-xs_n, acc_n = sweep_values(results["fig2b"], "n", "acc")
+xs_n, acc_n = sweeps.series(results["fig2b"], "n", "acc")
 means_n = {g: a.mean(1) for g, a in acc_n.items()}
 majority = {}
-for p in results["fig2b"].points:  # n = 1 with a shared context: every output is the same
-    if p["point"]["n"] == 1:
-        majority[p["point"]["T"]] = max(p["result"]["acc"])
+for m in sweeps.points(results["fig2b"], n=1):  # n = 1 with a shared context: every output is the same
+    majority[m.point["T"]] = max(m.acc)
 monotone_n = all(np.all(np.diff(m) >= -0.03) for m in means_n.values())
 rises_n = all(m[-1] >= m[0] + 0.1 for m in means_n.values())
 print("seed means by n:", {g: np.round(m, 2).tolist() for g, m in means_n.items()})
@@ -161,7 +159,7 @@ record(ref="Figure 2b", label="mem-fig2",
        result=results["fig2b"], reduced="reduced scale (see the table above)")
 
 # %%
-xs_d, acc_d = sweep_values(results["fig2c"], "d_h", "acc")
+xs_d, acc_d = sweeps.series(results["fig2c"], "d_h", "acc")
 (group_d, arr_d), = list(acc_d.items())[:1]
 mean_d = arr_d.mean(1)
 at = dict(zip(xs_d, mean_d))
@@ -195,24 +193,24 @@ record(ref="Figure 2c", label="mem-fig2",
 sat = results["fig3"]
 fig, axes = plt.subplots(len(sat.points), 3, figsize=(13, 3.2 * len(sat.points)), squeeze=False)
 sat_rows = []
-for row, p in zip(axes, sat.points):
-    H, T = p["point"]["H"], p["point"]["T"]
-    top = np.array(p["result"]["max_coefficient"])  # (T, H)
+for row, m in zip(axes, sweeps.points(sat)):
+    H, T = m.point["H"], m.point["T"]
+    top = m.max_coefficient  # (T, H)
     row[0].imshow((top[:20] > 0.99).T, cmap="Greys", vmin=0, vmax=1, aspect="auto")
     row[0].set_xlabel("example")
     row[0].set_ylabel("head")
     row[0].set_title(f"H={H}, T={T}: saturated (black), first 20 examples")
-    row[1].bar(range(H + 1), p["result"]["saturated_heads_hist"])
+    row[1].bar(range(H + 1), m.saturation["saturated_heads_hist"])
     row[1].set_xlabel("saturated heads per example")
     row[1].set_ylabel("examples")
     row[2].hist(top.ravel(), bins=40, range=(0, 1))
     row[2].set_xlabel("largest softmax coefficient (head, example)")
     row[2].set_ylabel("count")
     stamp(row[0], sat.label())
-    sat_rows.append({"H": H, "T": T, "H(n-1)+1": rank_bound(H, p["point"]["n"]),
-                     "train accuracy": np.mean(p["result"]["acc"]),
-                     "saturated (head, example) pairs": p["result"]["saturated_fraction"],
-                     "examples with a non-saturated head": p["result"]["examples_with_free_head"],
+    sat_rows.append({"H": H, "T": T, "H(n-1)+1": rank_bound(H, m.point["n"]),
+                     "train accuracy": np.mean(m.acc),
+                     "saturated (head, example) pairs": m.saturation["saturated_fraction"],
+                     "examples with a non-saturated head": m.saturation["examples_with_free_head"],
                      "median largest coefficient": float(np.median(top))})
 plt.tight_layout()
 plt.show()
@@ -265,7 +263,7 @@ fig, axes = plt.subplots(1, 4, figsize=(16, 3.4))
 panels = (("fig4_heads", "H", "acc", False), ("fig4_context", "n", "acc", False),
           ("fig4_reg_heads", "H", "mse", True), ("fig4_reg_context", "n", "mse", True))
 for ax, (name, key, value, logy) in zip(axes, panels):
-    xs_, vals = sweep_values(results[name], key, value)
+    xs_, vals = sweeps.series(results[name], key, value)
     sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training accuracy" if value == "acc" else "training MSE",
           logy=logy, title=f"Fig. 4: {'classes' if value == 'acc' else 'regression'} vs {key}")
     stamp(ax, results[name].label())
@@ -274,12 +272,12 @@ plt.show()
 
 # %%
 compare = []
-for p in results["fig4_heads"].points:
-    shared = results["fig2a"].get(**p["point"])
-    compare.append({**p["point"], "shared": np.mean(shared["acc"]), "per-example": p["result"]["acc_mean"]})
-compare = pd.DataFrame(compare)
-n1 = [p["result"]["acc_mean"] for p in results["fig4_context"].points if p["point"]["n"] == 1]
-xs_h4, acc_h4 = sweep_values(results["fig4_heads"], "H", "acc")
+for m in sweeps.points(results["fig4_heads"]):
+    for shared in sweeps.points(results["fig2a"], **m.point):  # where the two grids share (T, H)
+        compare.append({**m.point, "shared": np.mean(shared.acc), "per-example": float(np.mean(m.acc))})
+compare = pd.DataFrame(compare, columns=["T", "n", "d_h", "H", "shared", "per-example"])
+n1 = [float(np.mean(m.acc)) for m in sweeps.points(results["fig4_context"], n=1)]
+xs_h4, acc_h4 = sweeps.series(results["fig4_heads"], "H", "acc")
 fig4_ok = bool((compare["per-example"] >= compare["shared"] - 0.02).all() and min(n1) > 0.1
                and all(np.all(np.diff(a.mean(1)) >= -0.03) for a in acc_h4.values()))
 print(compare.round(3).to_string(index=False))
@@ -303,7 +301,7 @@ record(ref="Figure 4", label="mem-fig4",
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
 mse_means = {}
 for ax, (name, key) in zip(axes, (("fig5_heads", "H"), ("fig5_context", "n"))):
-    xs_, vals = sweep_values(results[name], key, "mse")
+    xs_, vals = sweeps.series(results[name], key, "mse")
     mse_means[name] = (xs_, {g: a.mean(1) for g, a in vals.items()})
     sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training MSE", logy=True, title=f"Figure 5: MSE vs {key}")
     stamp(ax, results[name].label())
@@ -319,18 +317,18 @@ plt.show()
 
 # %%
 xs_h, _ = mse_means["fig5_heads"]
-label_var = results["fig5_heads"].points[0]["result"]["label_var"]
+label_var = sweeps.points(results["fig5_heads"])[0].label_var
 floor = 1e-4 * label_var
 drop, decreasing = {}, True
 for name, key in (("fig5_heads", "H"), ("fig5_context", "n")):
-    _, per_seed = sweep_values(results[name], key, "mse")
+    _, per_seed = sweeps.series(results[name], key, "mse")
     median = {g: np.median(np.maximum(a, floor), axis=1) for g, a in per_seed.items()}
     decreasing &= all(np.all(np.diff(np.log10(m)) <= 0.3) for m in median.values())
     drop.update({f"{key}, {g}": m[0] / m[-1] for g, m in median.items()})
     print(f"median MSE by {key} (fitted = floor):", {g: [f"{v:.1e}" for v in m] for g, m in median.items()})
 print("median MSE at the smallest / the largest value:", {g: f"{v:.0f}x" for g, v in drop.items()})
 fig5_ok = decreasing and min(drop.values()) >= 10
-learned = min(np.min(p["result"]["mse"]) for p in results["fig5_heads"].points) < label_var / 2
+learned = min(m.mse.min() for m in sweeps.points(results["fig5_heads"])) < label_var / 2
 # At smoke scale (400 full-batch steps, T = 40) regression shows no trend yet: with so few steps
 # more heads even optimize more slowly. There we assert only that some run learned (MSE below half
 # the label variance); the trend itself is asserted from the default scale up.

@@ -350,12 +350,7 @@ display_table = pd.DataFrame(softmax_acc, index=pd.Index(betas, name="beta")).T.
 display_table
 
 # %%
-def exact_from_beta(betas, accs):
-    """The smallest beta from which every larger beta scans exact (None if the largest is not)."""
-    return next((b for i, b in enumerate(betas) if all(a == 1.0 for a in accs[i:])), None)
-
-
-exact_from = {name: exact_from_beta(betas, accs) for name, accs in softmax_acc.items()}
+exact_from = {name: build_softmax.exact_from(betas, accs) for name, accs in softmax_acc.items()}
 print("ReLU weights under softmax, exact for every beta >=", exact_from)
 assert exact_from["Theorem 1 (Table 1)"] is not None and exact_from["Theorem 3 (5,5,k=3)"] is not None
 assert exact_from["Theorem 5 (|X|=5, l=3)"] is None and exact_from["Theorem 6 (648)"] is None
@@ -403,7 +398,7 @@ ictm_soft_acc = {name: [accuracy(build_softmax.in_context_template_matching_soft
 pd.DataFrame(ictm_soft_acc, index=pd.Index(soft_betas, name="beta")).T.round(3)
 
 # %%
-ictm_exact_from = {name: exact_from_beta(soft_betas, accs) for name, accs in ictm_soft_acc.items()}
+ictm_exact_from = {name: build_softmax.exact_from(soft_betas, accs) for name, accs in ictm_soft_acc.items()}
 print("softmax Theorem 6, exact for every beta >=", ictm_exact_from)
 ictm_soft_ok = all(v is not None for v in ictm_exact_from.values())
 assert ictm_soft_ok

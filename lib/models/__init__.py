@@ -5,44 +5,39 @@ module                      family
 ==========================  =============================================================
 :mod:`.base`                the interface: forward with a cache, weights by name, seeded
                             initialisation, parameter count, optional ``restrict``;
-                            ``predict`` and ``accuracy`` for any model
+                            ``build_model``, ``predict`` and ``accuracy`` for any model
 :mod:`.embedding`           the input embedding and read-out every family shares
 :mod:`.attention`           the configurable attention stack (:class:`AttentionConfig`)
 :mod:`.mlp`                 an MLP on the flattened sequence (:class:`MLPConfig`)
 ==========================  =============================================================
 
-:func:`build_model` dispatches on the config's type. A new family (recurrent networks,
-state-space models) is one module with a frozen config dataclass and a :class:`Model`
-subclass, registered in :data:`FAMILIES`. The trainer stacks the weights of K members and
-``vmap``s the forward pass, so a family must be written with plain tensor operations
-(``vmap`` has no batching rule for ``nn.LSTM``/``nn.GRU``: recurrent families unroll their
-own stacked weights).
+A new family (recurrent networks, state-space models) is one module with a frozen config
+dataclass, whose ``model_class`` property names a :class:`Model` subclass, and an entry in
+``_EXPORTS`` below. The trainer stacks the weights of K members and ``vmap``s the forward
+pass, so a family must be written with plain tensor operations (``vmap`` has no batching rule
+for ``nn.LSTM``/``nn.GRU``: recurrent families unroll their own stacked weights).
+
+Families are imported when first used (``from lib.models import AttentionConfig`` imports
+:mod:`.attention` only), so a result's provenance (:func:`lib.results.lib_closure`, which reads
+``_EXPORTS``) lists only the families that computed it, and a new family leaves it fresh.
 """
 from __future__ import annotations
 
-import torch
+import importlib
 
-from .attention import AttentionConfig, AttentionModel
-from .base import Model, accuracy, predict
-from .mlp import MLPConfig, MLPModel
+from .base import Model, accuracy, build_model, predict
 
-FAMILIES: dict[type, type[Model]] = {AttentionConfig: AttentionModel, MLPConfig: MLPModel}
+_EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp"}
 
 
-def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = None) -> Model:
-    """Build and initialise the model of ``config``'s family deterministically from ``seed``;
-    optionally move and cast it."""
-    family = FAMILIES.get(type(config))
-    if family is None:
-        raise ValueError(f"build_model: no model family for a {type(config).__name__}; "
-                         f"known configs: {', '.join(c.__name__ for c in FAMILIES)}")
-    model = family(config, seed=seed)
-    if dtype is not None:
-        model = model.to(dtype)
-    if device is not None:
-        model = model.to(device)
-    return model
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["AttentionConfig", "AttentionModel", "FAMILIES", "MLPConfig", "MLPModel", "Model", "accuracy",
-           "build_model", "predict"]
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_EXPORTS))
+
+
+__all__ = ["Model", "accuracy", "build_model", "predict", *_EXPORTS]

@@ -128,6 +128,11 @@ class AttentionConfig(InputFields):
             return self.d_value
         return self.d_model if self.combine == "mean" else max(1, self.d_model // max(self.heads))
 
+    @property
+    def model_class(self) -> type:
+        """The family's model (:func:`lib.models.build_model` builds it)."""
+        return AttentionModel
+
     def replace(self, **changes) -> "AttentionConfig":
         return replace(self, **changes)
 

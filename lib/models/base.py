@@ -14,8 +14,8 @@ A model is an ``nn.Module`` built from a frozen config dataclass and a seed:
 * :meth:`Model.n_params` counts parameters; :meth:`Model.restrict` (optional) makes a model
   compute like a smaller one of its family, so a sweep over sizes trains as one ensemble.
 
-Families live one per module beside this one and are built through
-:func:`lib.models.build_model`, which dispatches on the config's type.
+Families live one per module beside this one, each a frozen config dataclass whose
+``model_class`` property names its :class:`Model` subclass; :func:`build_model` builds any of them.
 """
 from __future__ import annotations
 
@@ -103,6 +103,21 @@ class Model(nn.Module):
 
     def forward(self, x: torch.Tensor, cache: dict | None = None) -> torch.Tensor:  # pragma: no cover
         raise NotImplementedError
+
+
+def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = None) -> Model:
+    """Build and initialise the model of ``config``'s family (its ``model_class``)
+    deterministically from ``seed``; optionally move and cast it."""
+    family = getattr(config, "model_class", None)
+    if family is None:
+        raise ValueError(f"build_model: no model family for a {type(config).__name__}; give a family's config "
+                         "(lib.models.AttentionConfig, lib.models.MLPConfig, ...)")
+    model = family(config, seed=seed)
+    if dtype is not None:
+        model = model.to(dtype)
+    if device is not None:
+        model = model.to(device)
+    return model
 
 
 # ----------------------------------------------------------------------------- evaluation

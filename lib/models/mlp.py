@@ -50,6 +50,11 @@ class MLPConfig(InputFields):
             _fail(f"activation must be one of {', '.join(ACTIVATIONS)}; got {self.activation!r}")
         self.check_input(_fail)
 
+    @property
+    def model_class(self) -> type:
+        """The family's model (:func:`lib.models.build_model` builds it)."""
+        return MLPModel
+
     def replace(self, **changes) -> "MLPConfig":
         return replace(self, **changes)
 

@@ -5,27 +5,38 @@ module                 tasks
 =====================  ==============================================================
 :mod:`.base`           Task, Batch, Vocab, argument checks, symbol names, held-out splits
 :mod:`.retrieval`      IndexLookup, InContextQA (associative recall)
-:mod:`.templates`      TemplateMatching, InContextTemplateMatching, templates
+:mod:`.templates`      TemplateMatching, InContextTemplateMatching, ``all_templates``
 :mod:`.random_labels`  SequenceClassification, query/context vectors (memorization)
+:mod:`.registry`       every task with small valid arguments, for the generic tests
 =====================  ==============================================================
 
-``REGISTRY`` maps a task's name to its class and to small valid arguments; the test suite
-checks every registered task for determinism and argument validation, so a new task is
-registered here when it lands.
+A new task is a subclass of :class:`~lib.tasks.base.Task` in its family's module, named in
+``_EXPORTS`` below and registered in :mod:`.registry`. Families are imported when first used
+(``from lib.tasks import IndexLookup`` imports :mod:`.retrieval` only), so a result's provenance
+(:func:`lib.results.lib_closure`, which reads ``_EXPORTS``) lists only the families that
+computed it, and a new family leaves it fresh.
 """
-from .base import IGNORE, SIGN, Batch, Task, Vocab, check_choice, check_int, make_generator, symbol_names
-from .random_labels import SequenceClassification
-from .retrieval import InContextQA, IndexLookup
-from .templates import InContextTemplateMatching, TemplateMatching
+from __future__ import annotations
 
-REGISTRY: dict[str, tuple[type[Task], dict]] = {
-    IndexLookup.name: (IndexLookup, {"n_symbols": 4, "length": 3}),
-    SequenceClassification.name: (SequenceClassification, {"n_words": 3, "length": 3, "n_examples": 20}),
-    InContextQA.name: (InContextQA, {"n_questions": 4, "n_answers": 4, "k": 2}),
-    TemplateMatching.name: (TemplateMatching, {"n_words": 5, "length": 3}),
-    InContextTemplateMatching.name: (InContextTemplateMatching, {"n_words": 3, "n_answers": 3, "length": 2, "k": 2}),
-}
+import importlib
 
-__all__ = ["IGNORE", "SIGN", "Batch", "Task", "Vocab", "check_choice", "check_int", "make_generator", "symbol_names",
-           "IndexLookup", "SequenceClassification", "InContextQA", "TemplateMatching", "InContextTemplateMatching",
-           "REGISTRY"]
+from .base import (IGNORE, SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int, make_generator,
+                   symbol_names)
+
+_EXPORTS = {"IndexLookup": "retrieval", "InContextQA": "retrieval", "TemplateMatching": "templates",
+            "InContextTemplateMatching": "templates", "SequenceClassification": "random_labels",
+            "REGISTRY": "registry"}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_EXPORTS))
+
+
+__all__ = ["IGNORE", "SIGN", "Batch", "HeldOutSplit", "Task", "Vocab", "check_choice", "check_int", "make_generator",
+           "symbol_names", *_EXPORTS]

@@ -39,6 +39,12 @@ from ...tasks import InContextTemplateMatching, TemplateMatching
 from .constructions import paper_config, template_matching
 
 
+def exact_from(betas, accuracies):
+    """The smallest inverse temperature of a scan from which every larger one is exact (accuracy
+    1), or None if the largest is not."""
+    return next((b for i, b in enumerate(betas) if all(a == 1.0 for a in accuracies[i:])), None)
+
+
 def with_attention(model: AttentionModel, attention: str, beta: float = 1.0) -> AttentionModel:
     """The same weights in a model whose attention is ``attention`` with score scale ``beta``
     (Sec. 16: replace ReLU by softmax at inverse temperature beta)."""

@@ -118,14 +118,15 @@ def run_limits(config: dict, points: list[dict], *, scale: str, device=None, sto
 
 
 SWEEPS: dict[str, Sweep] = {
-    "figure2": Sweep("chen2024", "figure2", figure2, run_curves, truncatable=True,
+    "figure2": Sweep("chen2024", "figure2", figure2, run_curves, truncatable=True, verify_by=("task", "init"),
                      about="Fig. 2: 1-4 layers on the four tasks, paper and random initialisation"),
-    "heads": Sweep("chen2024", "heads", heads, run_curves, truncatable=True, about="Figs. 4-7: heads per layer"),
+    "heads": Sweep("chen2024", "heads", heads, run_curves, truncatable=True, verify_by=("task",),
+                   about="Figs. 4-7: heads per layer"),
     "figure7_k": Sweep("chen2024", "figure7_k", figure7_k, run_curves, truncatable=True,
                        about="Fig. 7 for k = 2, 3, 4 (l = 3 below the paper scale)"),
     "figure7_l5": Sweep("chen2024", "figure7_l5", figure7_l5, run_curves, truncatable=True,
                         about="Fig. 7 at l = 5, k = 4, [1, 1, 10], 20x steps"),
-    "one_layer_limits": Sweep("chen2024", "one_layer_limits", one_layer_limits, run_limits,
+    "one_layer_limits": Sweep("chen2024", "one_layer_limits", one_layer_limits, run_limits, verify_by=("task", "layers"),
                               about="Sec. 6.1: one layer at chance on QA and TM, two layers solve them"),
 }
 

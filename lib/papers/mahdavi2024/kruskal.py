@@ -82,11 +82,6 @@ def kruskal_pass_rate(vectors, k: int, trials: int = 5000, seed: int = 0, precis
     return passed / trials
 
 
-def kruskal_at_least(vectors, k: int, trials: int = 5000, seed: int = 0, precision: str = "float32") -> bool:
-    """"Kruskal rank >= k" by the paper's 99% rule."""
-    return kruskal_pass_rate(vectors, k, trials, seed, precision) >= PASS_RULE
-
-
 def full_rank_fraction(contexts, precision: str = "float32") -> float:
     """Fraction of the context matrices ``(T, n, d)`` with rank n (Assumption 2 holds if 1)."""
     c = _array(contexts)

@@ -7,10 +7,13 @@ scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k, 50k-300k step
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
+
 from ... import scale as _scale
-from ...results import Sweep
+from ...results import Result, Sweep, sweep_values
 from .training import run_group
 
 
@@ -109,3 +112,40 @@ SWEEPS: dict[str, Sweep] = {
 def result(name: str, scale: str | None = None, *, device=None):
     """Sweep ``name`` at ``scale`` (default: the current one), loaded or run (see :class:`Sweep`)."""
     return SWEEPS[name].result(scale, device=device)
+
+
+# ----------------------------------------------------------------------------- accessors
+@dataclass(frozen=True)
+class Memorized:
+    """One grid point of a memorization sweep: its coordinates and what each seed fitted."""
+
+    point: dict
+    seeds: list[int]
+    acc: np.ndarray | None  # final training accuracy per seed (classes)
+    mse: np.ndarray | None  # final training MSE per seed (regression)
+    label_var: float | None  # variance of the real labels (regression)
+    saturation: dict | None  # Figure 3 only: see training.saturation_stats
+
+    @property
+    def max_coefficient(self) -> np.ndarray:
+        """Figure 3: the query's largest softmax coefficient per (example, head) of the first seed."""
+        return np.array(self.saturation["max_coefficient"])
+
+
+def points(result: Result, **fixed) -> list[Memorized]:
+    """The points of a memorization sweep (those with the coordinates ``fixed``), in grid order."""
+    out = []
+    for p in result.points:
+        if all(p["point"].get(k) == v for k, v in fixed.items()):
+            r = p["result"]
+            saturation = {k: r[k] for k in ("max_coefficient", "saturated_fraction", "examples_with_free_head",
+                                            "saturated_heads_hist") if k in r} or None
+            out.append(Memorized(p["point"], r["seeds"], np.array(r["acc"]) if "acc" in r else None,
+                                 np.array(r["mse"]) if "mse" in r else None, r.get("label_var"), saturation))
+    return out
+
+
+def series(result: Result, x: str, value: str, group: str = "T", **fixed):
+    """``value`` ("acc" or "mse") per seed against coordinate ``x``, one array ``(len(xs), seeds)``
+    per value of ``group`` (see :func:`lib.results.sweep_values`); for :func:`lib.plots.sweep`."""
+    return sweep_values(result, x, value, group, **fixed)

@@ -1,0 +1,15 @@
+"""Every task class with small valid arguments: the test suite checks each registered task for
+determinism, argument validation and disjoint splits, so a new task is registered here when it
+lands. (Only the tests import this module; it imports every task family.)"""
+from .base import Task
+from .random_labels import SequenceClassification
+from .retrieval import InContextQA, IndexLookup
+from .templates import InContextTemplateMatching, TemplateMatching
+
+REGISTRY: dict[str, tuple[type[Task], dict]] = {
+    IndexLookup.name: (IndexLookup, {"n_symbols": 4, "length": 3}),
+    SequenceClassification.name: (SequenceClassification, {"n_words": 3, "length": 3, "n_examples": 20}),
+    InContextQA.name: (InContextQA, {"n_questions": 4, "n_answers": 4, "k": 2}),
+    TemplateMatching.name: (TemplateMatching, {"n_words": 5, "length": 3}),
+    InContextTemplateMatching.name: (InContextTemplateMatching, {"n_words": 3, "n_answers": 3, "length": 2, "k": 2}),
+}
