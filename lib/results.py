@@ -577,7 +577,9 @@ def sweeps_main(paper: str, sweeps: dict[str, Sweep], argv: Sequence[str] | None
             shown = ", ".join(f"{s}: {'stale' if r.is_stale() else 'fresh'}" for s, r in saved.items() if r) or "none"
             print(f"{key:20s} data/{sweep.name}.<scale>.json ({shown})  {sweep.about}")
         return 0
-    scale = _scale.validate(args.scale) if args.scale else _scale.current()
+    if args.scale is not None and args.scale not in _scale.SCALES:
+        parser.error(f"the scale must be one of {', '.join(_scale.SCALES)} (or list); got {args.scale!r}")
+    scale = args.scale or _scale.current()
     unknown = [n for n in args.names if n not in sweeps]
     if unknown:
         parser.error(f"unknown sweep(s) {', '.join(unknown)}; choose from {', '.join(sweeps)}")

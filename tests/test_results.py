@@ -191,3 +191,14 @@ def test_bad_names_and_scales_are_rejected(store):
         results.run("a/b", {}, [{}], square, scale="default")
     with pytest.raises(ValueError, match="scale"):
         results.run("ok", {}, [{}], square, scale="large")
+
+
+def test_a_papers_command_line_lists_and_refuses_bad_arguments(store, capsys):
+    from lib.papers.course.sweeps import SWEEPS
+
+    assert results.sweeps_main("course", SWEEPS, ["list"]) == 0
+    assert "width_length" in capsys.readouterr().out
+    for bad in (["huge"], ["default", "nosuch"]):
+        with pytest.raises(SystemExit) as error:
+            results.sweeps_main("course", SWEEPS, bad)
+        assert error.value.code == 2
