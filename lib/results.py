@@ -399,7 +399,7 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
     changed since) is still loaded, with a warning.
     """
     scale = _scale.validate(scale) if scale is not None else _scale.current()
-    if heavy and paper is None:
+    if heavy and scale == "default" and paper is None:
         raise ValueError(f"{name}: heavy=True needs paper=(config, grid), the paper scale's definition, so that "
                          "only a paper-scale file computed with it is loaded")
     candidates = []
@@ -466,7 +466,7 @@ class Sweep:
         missing. At the default scale a complete paper-scale file with the paper's config wins."""
         scale = _scale.validate(scale) if scale is not None else _scale.current()
         config, grid = self.define(scale)
-        paper = self.define("paper") if self.heavy and scale == "default" else None
+        paper = self.define("paper") if self.heavy else None
         return load_or_run(self.name, config, grid, run_group=self.runner(config, scale, device),
                            group_by=self.group_by, heavy=self.heavy, paper=paper, scale=scale, device=device,
                            progress=progress, sweep=f"{self.paper}.{self.key}")

@@ -55,6 +55,9 @@ def test_heavy_sweeps_at_default_scale_load_the_paper_result_only_if_its_config_
     assert loaded.scale == "paper" and loaded.get(x=9)["value"] == 81
     with pytest.raises(ValueError, match="paper scale's definition"):
         results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, scale="default")
+    smoke = results.load_or_run("sweep", {"size": "tiny"}, [{"x": 2}], square, heavy=True, scale="smoke",
+                                progress=False)  # below the default scale nothing larger is loaded
+    assert smoke.scale == "smoke" and smoke.get(x=2)["value"] == 4
     other = ({"size": "bigger"}, [{"x": 9}])  # the paper scale's definition has changed since the file was made
     loaded = results.load_or_run("sweep", {"size": "small"}, [{"x": 1}], square, heavy=True, paper=other,
                                  scale="default", progress=False)
