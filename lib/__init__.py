@@ -32,5 +32,24 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from .runtime import pick_device, seed_everything, setup_notebook  # noqa: E402
 
-__all__ = ["pick_device", "seed_everything", "setup_notebook"]
+
+def lazy_exports(package: str, exports: dict[str, str]):
+    """``(__getattr__, __dir__)`` for a package that imports each name of ``exports`` from the
+    submodule it maps to when the name is first used (PEP 562). :func:`lib.results.lib_closure`
+    reads the same ``_EXPORTS`` table, so provenance follows a name to its submodule."""
+    import importlib
+    import sys
+
+    def __getattr__(name: str):
+        if name in exports:
+            return getattr(importlib.import_module(f".{exports[name]}", package), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    def __dir__() -> list[str]:
+        return sorted(set(vars(sys.modules[package])) | set(exports))
+
+    return __getattr__, __dir__
+
+
+__all__ = ["lazy_exports", "pick_device", "seed_everything", "setup_notebook"]
 __version__ = "0.1.0"

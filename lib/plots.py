@@ -75,7 +75,7 @@ def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlab
     """Mean over seeds with a +-1 sd band against a swept variable, one line per group.
 
     ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)`` (as
-    :func:`lib.results.sweep_values` returns it).
+    :func:`lib.papers.mahdavi2024.sweeps.series` returns it).
     """
     ax = ax or plt.subplots()[1]
     values = {label: np.asarray(arr, dtype=float).reshape(len(x), -1).T for label, arr in values.items()}

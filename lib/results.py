@@ -156,6 +156,14 @@ def git_commit() -> str:
         return "unknown"
 
 
+def code_record(module: str | None) -> dict:
+    """The code behind a result, now: the ``lib`` files that ``module`` runs, their hash, the
+    git commit and the date (a run's provenance, and each later :func:`verify`, keep one)."""
+    files = lib_closure([module]) if module else []
+    return {"lib_files": files, "lib_hash": code_hash(files), "git_commit": git_commit(),
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+
+
 def provenance(config: dict, scale: str, device=None, code: Callable | None = None,
                sweep: str | None = None) -> dict:
     """What produced a result: ``code`` is the function that computes it; the ``lib`` files it
@@ -166,24 +174,12 @@ def provenance(config: dict, scale: str, device=None, code: Callable | None = No
     from .runtime import device_name
 
     module = code_module(code) if code is not None else None
-    files = lib_closure([module]) if module else []
     prov = {} if module or code is None else {
         "unhashed_code": f"{getattr(code, '__module__', '?')}.{getattr(code, '__qualname__', '?')}"}
     if sweep:
         prov["sweep"] = sweep
-    return {
-        **prov,
-        "config": config,
-        "seeds": config.get("seeds"),
-        "scale": scale,
-        "git_commit": git_commit(),
-        "lib_files": files,
-        "lib_hash": code_hash(files),
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "device": device_name(device),
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    }
+    return {**prov, "config": config, "seeds": config.get("seeds"), "scale": scale, **code_record(module),
+            "torch": torch.__version__, "python": platform.python_version(), "device": device_name(device)}
 
 
 # ----------------------------------------------------------------------------- the record
@@ -282,20 +278,6 @@ class Result:
                 "points": self.points}
 
 
-def sweep_values(result, x: str, value: str, group: str = "T", **fixed):
-    """From a :class:`Result` whose points hold per-seed lists: the sorted values
-    of coordinate ``x`` and, per value of ``group``, an array ``(len(xs), seeds)`` of
-    ``value`` (for :func:`lib.plots.sweep`). ``fixed`` keeps only points with those coordinates."""
-    points = [p for p in result.points if all(p["point"].get(k) == v for k, v in fixed.items())]
-    xs = sorted({p["point"][x] for p in points})
-    groups = sorted({p["point"][group] for p in points})
-    out = {}
-    for g in groups:
-        rows = {p["point"][x]: p["result"][value] for p in points if p["point"][group] == g}
-        out[f"{group}={g}"] = np.array([rows[v] for v in xs], dtype=float)
-    return xs, out
-
-
 def path_for(name: str, scale: str) -> Path:
     if not name or any(c in name for c in "/\\ ") or name.startswith("."):
         raise ValueError(f"experiment name {name!r} must be a plain file name (no spaces or slashes)")
@@ -343,12 +325,14 @@ def _groups(grid: Sequence[dict], group_by: Sequence[str] | None) -> list[list[d
 
 def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
         run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, scale: str | None = None,
-        device: str | None = None, progress: bool = True, sweep: str | None = None) -> Result:
+        device: str | None = None, progress: bool = True, sweep: str | None = None,
+        code: Callable | None = None) -> Result:
     """Run (or resume) an experiment and save after every point (or group of points).
 
     Give ``run_point(point) -> metrics``, or ``run_group(points) -> [metrics, ...]`` with
     ``group_by``, the coordinates whose points the experiment trains together (e.g. one
-    ensemble per T); a group's wall time is counted at its first point.
+    ensemble per T); a group's wall time is counted at its first point. ``code`` is the function
+    whose ``lib`` files provenance hashes (default: the run function itself).
     """
     if (run_point is None) == (run_group is None):
         raise ValueError(f"{name}: give exactly one of run_point and run_group")
@@ -361,8 +345,9 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
     if existing is not None and existing.config == config and existing.grid == grid:
         result = existing  # resume
     else:
-        result = Result(name=name, scale=scale, provenance=provenance(config, scale, device, run_point or run_group,
-                                                                      sweep), grid=grid)
+        result = Result(name=name, scale=scale, provenance=provenance(config, scale, device,
+                                                                      code or run_point or run_group, sweep),
+                        grid=grid)
     done = [p["point"] for p in result.points]
     todo = [[p for p in group if p not in done] for group in _groups(grid, group_by)]
     todo = [group for group in todo if group]
@@ -388,7 +373,7 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
 def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
                 run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, heavy: bool = False,
                 paper: tuple[dict, list[dict]] | None = None, scale: str | None = None, device: str | None = None,
-                progress: bool = True, sweep: str | None = None) -> Result:
+                progress: bool = True, sweep: str | None = None, code: Callable | None = None) -> Result:
     """Load the experiment's saved result if it matches, else run (or resume) it.
 
     ``config`` must describe everything that determines the result at this scale (sizes,
@@ -419,7 +404,7 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
                               f"{name} --scale {result.scale}` or rerun it at scale {result.scale}", stacklevel=2)
             return result
     return run(name, config, grid, run_point, run_group=run_group, group_by=group_by, scale=scale, device=device,
-               progress=progress, sweep=sweep)
+               progress=progress, sweep=sweep, code=code)
 
 
 # ----------------------------------------------------------------------------- named sweeps
@@ -451,15 +436,9 @@ class Sweep:
     def name(self) -> str:
         return f"{self.paper}_{self.key}"
 
-    def runner(self, config: dict, scale: str, device=None, stop_after: int | None = None) -> RunGroup:
-        run = self.run
-
-        def run_group(points: list[dict]) -> list[dict]:
-            return run(config, points, scale=scale, device=device, stop_after=stop_after)
-
-        run_group.__module__ = run.__module__  # provenance hashes the code behind ``run``
-        run_group.__qualname__ = run.__qualname__
-        return run_group
+    def runner(self, config: dict, scale: str, device=None) -> RunGroup:
+        """``points -> metrics`` for :func:`run` (the whole run of each group)."""
+        return lambda points: self.run(config, points, scale=scale, device=device, stop_after=None)
 
     def result(self, scale: str | None = None, *, device=None, progress: bool = True) -> Result:
         """The sweep at ``scale`` (default: the current one) from ``data/``, run or resumed if
@@ -469,7 +448,7 @@ class Sweep:
         paper = self.define("paper") if self.heavy else None
         return load_or_run(self.name, config, grid, run_group=self.runner(config, scale, device),
                            group_by=self.group_by, heavy=self.heavy, paper=paper, scale=scale, device=device,
-                           progress=progress, sweep=f"{self.paper}.{self.key}")
+                           progress=progress, sweep=f"{self.paper}.{self.key}", code=self.run)
 
     def load(self, scale: str) -> Result | None:
         """The saved result at ``scale`` if it exists (whatever its config)."""
@@ -550,14 +529,12 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
             if where:
                 return False, f"{result.name}: {point} differs at {where}"
     wall = time.perf_counter() - start
-    files = lib_closure([sweep.run.__module__])
     points = [p for group in cheapest.values() for p in group]
     checked = f"{len(points)} point(s) {points}, {how}"
-    result.provenance.setdefault("verified", []).append({
-        "lib_files": files, "lib_hash": code_hash(files), "git_commit": git_commit(), "checked": checked,
-        "wall_s": wall, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")})
+    record = {**code_record(sweep.run.__module__), "checked": checked, "wall_s": wall}
+    result.provenance.setdefault("verified", []).append(record)
     save(result)
-    return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {code_hash(files)}"
+    return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {record['lib_hash']}"
 
 
 def sweeps_main(paper: str, sweeps: dict[str, Sweep], argv: Sequence[str] | None = None) -> int:

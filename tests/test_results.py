@@ -158,7 +158,7 @@ def test_verify_records_identical_numbers_and_refuses_changed_ones(store):
     sweep = sweeps.SWEEPS["width_length"]
     config = {"widths": [4], "lengths": [4], "seeds": [0], "steps": 6, "lr": 1e-2, "batch_size": 8, "n_symbols": 4}
     result = results.run(sweep.name, config, [{"width": 4, "length": 4}],
-                         run_group=sweep.runner(config, "default"), scale="default", progress=False,
+                         run_group=sweep.runner(config, "default"), code=sweep.run, scale="default", progress=False,
                          sweep="course.width_length")
     assert result.hashed and not result.is_stale() and "lib/papers/course/sweeps.py" in result.provenance["lib_files"]
     ok, message = results.verify(results.load(sweep.name, "default"), progress=False)

@@ -37,10 +37,7 @@ import lib
 device = lib.setup_notebook(seed=0)
 
 # %%
-import math
-
 import matplotlib.pyplot as plt
-import numpy as np
 import torch
 
 from lib import claims, plots, scale

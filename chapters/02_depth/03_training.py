@@ -41,7 +41,6 @@ device = lib.setup_notebook(seed=0)
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 
 from lib import claims, plots

@@ -23,21 +23,11 @@ Families are imported when first used (``from lib.models import AttentionConfig`
 """
 from __future__ import annotations
 
-import importlib
-
+from .. import lazy_exports
 from .base import Model, accuracy, build_model, predict
 
 _EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp"}
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = ["Model", "accuracy", "build_model", "predict", *_EXPORTS]

@@ -35,13 +35,13 @@ closed-form construction into the very module that training uses.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .base import Model
+from .base import Config, Model
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 ATTENTION = ("softmax", "relu", "uniform")
@@ -57,7 +57,7 @@ def _fail(message: str):
 
 
 @dataclass(frozen=True)
-class AttentionConfig(InputFields):
+class AttentionConfig(InputFields, Config):
     """Everything that fixes a model's shapes and computation (not its weights)."""
 
     d_model: int
@@ -88,10 +88,7 @@ class AttentionConfig(InputFields):
     maskable: bool = False  # buffers that restrict heads, d_head and keys per model (see restrict)
 
     def __post_init__(self):
-        for name in ("d_model", "n_out", "n_layers", "max_len"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                _fail(f"{name} must be a positive integer, got {value!r}")
+        self.check_positive(("d_model", "n_out", "n_layers", "max_len"), _fail)
         choices = {"attention": ATTENTION, "combine": COMBINE, "qk": QK, "readout": READOUT, "norm": NORM,
                    "mlp_activation": tuple(ACTIVATIONS)}
         for name, allowed in choices.items():
@@ -132,12 +129,6 @@ class AttentionConfig(InputFields):
     def model_class(self) -> type:
         """The family's model (:func:`lib.models.build_model` builds it)."""
         return AttentionModel
-
-    def replace(self, **changes) -> "AttentionConfig":
-        return replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Attention(nn.Module):

@@ -14,15 +14,36 @@ A model is an ``nn.Module`` built from a frozen config dataclass and a seed:
 * :meth:`Model.n_params` counts parameters; :meth:`Model.restrict` (optional) makes a model
   compute like a smaller one of its family, so a sweep over sizes trains as one ensemble.
 
-Families live one per module beside this one, each a frozen config dataclass whose
-``model_class`` property names its :class:`Model` subclass; :func:`build_model` builds any of them.
+Families live one per module beside this one, each a frozen config dataclass (with the
+:class:`Config` mixin) whose ``model_class`` property names its :class:`Model` subclass;
+:func:`build_model` builds any of them.
 """
 from __future__ import annotations
 
+from dataclasses import asdict, replace
 from typing import Mapping
 
 import torch
 from torch import nn
+
+
+class Config:
+    """Mixin for every family's frozen config dataclass: ``replace``, ``to_dict`` and the check
+    of positive integer fields."""
+
+    def replace(self, **changes):
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def check_positive(self, names, fail) -> None:
+        """Call ``fail(message)`` for the first of ``names`` that is not a positive integer."""
+        for name in names:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                fail(f"{name} must be a positive integer, got {value!r}")
 
 
 class Model(nn.Module):

@@ -7,13 +7,13 @@ App. I), where an MLP cannot generalise to symbols it has not seen.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .base import Model
+from .base import Config, Model
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "tanh": torch.tanh}
@@ -24,7 +24,7 @@ def _fail(message: str):
 
 
 @dataclass(frozen=True)
-class MLPConfig(InputFields):
+class MLPConfig(InputFields, Config):
     """An MLP on sequences of a fixed length ``max_len``."""
 
     d_model: int  # embedding width of one token
@@ -42,10 +42,7 @@ class MLPConfig(InputFields):
     init_std: float | None = None  # None: N(0, 1/fan_in) for every matrix
 
     def __post_init__(self):
-        for name in ("d_model", "n_out", "max_len", "d_hidden", "n_layers"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                _fail(f"{name} must be a positive integer, got {value!r}")
+        self.check_positive(("d_model", "n_out", "max_len", "d_hidden", "n_layers"), _fail)
         if self.activation not in ACTIVATIONS:
             _fail(f"activation must be one of {', '.join(ACTIVATIONS)}; got {self.activation!r}")
         self.check_input(_fail)
@@ -54,12 +51,6 @@ class MLPConfig(InputFields):
     def model_class(self) -> type:
         """The family's model (:func:`lib.models.build_model` builds it)."""
         return MLPModel
-
-    def replace(self, **changes) -> "MLPConfig":
-        return replace(self, **changes)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Dense(nn.Module):

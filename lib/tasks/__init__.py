@@ -18,24 +18,14 @@ computed it, and a new family leaves it fresh.
 """
 from __future__ import annotations
 
-import importlib
-
+from .. import lazy_exports
 from .base import (IGNORE, SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int, make_generator,
                    symbol_names)
 
 _EXPORTS = {"IndexLookup": "retrieval", "InContextQA": "retrieval", "TemplateMatching": "templates",
             "InContextTemplateMatching": "templates", "SequenceClassification": "random_labels",
             "REGISTRY": "registry"}
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(list(globals()) + list(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = ["IGNORE", "SIGN", "Batch", "HeldOutSplit", "Task", "Vocab", "check_choice", "check_int", "make_generator",

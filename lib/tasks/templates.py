@@ -170,7 +170,7 @@ class InContextTemplateMatching(Task):
     def encode(self, template_ids, maps, answers, c) -> Batch:
         """``template_ids (B, k)``, ``maps (B, k+1, w)`` (word of each wildcard; last = query),
         ``answers (B, k)``, ``c (B,)``."""
-        n, k, l = template_ids.shape[0], self.k, self.length
+        n, k = template_ids.shape[0], self.k
         t = self._template_tensor[template_ids]  # (B, k, l)
         t_all = torch.cat([t, t[torch.arange(n), c][:, None]], dim=1)  # query uses template of block c
         words = torch.gather(maps, 2, t_all)  # (B, k+1, l)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...models import AttentionConfig, build_model
+from ...models import AttentionConfig
 from ...tasks.base import IGNORE, Batch, make_generator
 from ...train import TrainConfig, train
 from . import kruskal

@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from ... import scale as _scale
-from ...results import Result, Sweep, sweep_values
+from ...results import Result, Sweep
 from .training import run_group
 
 
@@ -146,6 +146,13 @@ def points(result: Result, **fixed) -> list[Memorized]:
 
 
 def series(result: Result, x: str, value: str, group: str = "T", **fixed):
-    """``value`` ("acc" or "mse") per seed against coordinate ``x``, one array ``(len(xs), seeds)``
-    per value of ``group`` (see :func:`lib.results.sweep_values`); for :func:`lib.plots.sweep`."""
-    return sweep_values(result, x, value, group, **fixed)
+    """``value`` ("acc" or "mse") per seed against coordinate ``x``: the sorted values of ``x``
+    and, per value of ``group``, an array ``(len(xs), seeds)`` (for :func:`lib.plots.sweep`).
+    ``fixed`` keeps only points with those coordinates."""
+    chosen = points(result, **fixed)
+    xs = sorted({m.point[x] for m in chosen})
+    out = {}
+    for g in sorted({m.point[group] for m in chosen}):
+        rows = {m.point[x]: getattr(m, value) for m in chosen if m.point[group] == g}
+        out[f"{group}={g}"] = np.array([rows[v] for v in xs], dtype=float)
+    return xs, out
