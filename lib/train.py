@@ -13,10 +13,15 @@ the others go on, and training ends when every member has stopped.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import math
+import os
 import time
+import warnings
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -27,6 +32,7 @@ from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
 from .models import build_model
+from .optim import FlatStack, StackedOptimizer, clip_per_member
 from .tasks.base import IGNORE, Batch, Task, make_generator
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
@@ -52,7 +58,9 @@ class TrainConfig:
     loss: str = "cross_entropy"
     eval_every: int = 100
     eval_size: int = 1024  # examples drawn once for an evaluation set given as a Task
-    stop_when: tuple[str, str, float] | None = None  # e.g. ("train", "acc", 1.0)
+    # e.g. ("train", "acc", 1.0); a 4th entry, a logit margin, makes the "acc" test count an example
+    # only if its target logit wins by more than that (a stop robust to float noise; see train())
+    stop_when: tuple | None = None
 
     def __post_init__(self):
         def bad(message):
@@ -78,8 +86,16 @@ class TrainConfig:
         if self.grad_clip is not None and self.grad_clip <= 0:
             bad(f"grad_clip must be positive or None, got {self.grad_clip!r}")
         if self.stop_when is not None:
-            if len(self.stop_when) != 3 or self.stop_when[1] not in ("acc", "loss"):
-                bad(f"stop_when must be (eval set, 'acc' or 'loss', threshold), got {self.stop_when!r}")
+            if len(self.stop_when) not in (3, 4) or self.stop_when[1] not in ("acc", "loss") or (
+                    len(self.stop_when) == 4 and not (self.stop_when[1] == "acc" and isinstance(
+                        self.stop_when[3], (int, float)) and math.isfinite(self.stop_when[3]) and self.stop_when[3] >= 0)):
+                bad(f"stop_when must be (eval set, 'acc' or 'loss', threshold) or (eval set, 'acc', threshold, "
+                    f"margin >= 0), got {self.stop_when!r}")
+
+    @property
+    def stop_margin(self) -> float:
+        """The logit margin of an "acc" stop test (0: plain accuracy)."""
+        return float(self.stop_when[3]) if self.stop_when is not None and len(self.stop_when) == 4 else 0.0
 
     def per_member(self, name: str, k: int) -> list[float]:
         values = getattr(self, name)
@@ -123,110 +139,121 @@ def loss_and_correct(logits: torch.Tensor, y: torch.Tensor, kind: str):
     return losses.sum(1) / n, correct.to(logits.dtype), n.to(logits.dtype)
 
 
-# ------------------------------------------------------------------------- optimizers
-def _member_view(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-    return values.reshape((-1,) + (1,) * (like.dim() - 1))
-
-
-class StackedOptimizer:
-    """SGD (with momentum), Adam and AdamW on stacked parameters, as ``torch.optim`` does them.
-
-    ``lr`` and ``weight_decay`` are tensors of shape ``(K,)``; ``active`` (K,) freezes
-    stopped members.
-    """
-
-    def __init__(self, params: dict[str, torch.Tensor], config: TrainConfig, lr, weight_decay):
-        self.params, self.config = params, config
-        self.lr, self.wd = lr, weight_decay
-        self.t = 0
-        self.state = {name: {} for name in params}
-
-    @torch.no_grad()
-    def step(self, grads: dict[str, torch.Tensor], factor: float, active: torch.Tensor) -> None:
-        c = self.config
-        self.t += 1
-        for name, p in self.params.items():
-            g = grads[name]
-            lr = _member_view(self.lr * factor, p)
-            wd = _member_view(self.wd, p)
-            keep = _member_view(active, p)
-            state = self.state[name]
-            if c.optimizer == "sgd":
-                g = g + wd * p
-                if c.momentum:
-                    buf = state.get("momentum")
-                    buf = g.clone() if buf is None else buf * c.momentum + g
-                    state["momentum"] = buf
-                    g = buf
-                update = lr * g
-            else:
-                if c.optimizer == "adam":
-                    g = g + wd * p
-                    decay = 0.0
-                else:  # adamw: decoupled decay
-                    decay = lr * wd * p
-                b1, b2 = c.betas
-                m = state.setdefault("exp_avg", torch.zeros_like(p))
-                v = state.setdefault("exp_avg_sq", torch.zeros_like(p))
-                m.lerp_(g, 1 - b1)
-                v.mul_(b2).addcmul_(g, g, value=1 - b2)
-                bias1 = 1 - b1**self.t
-                bias2_sqrt = math.sqrt(1 - b2**self.t)
-                denom = (v.sqrt() / bias2_sqrt).add_(c.eps)
-                update = (lr / bias1) * m / denom + decay
-            p.sub_(keep * update)
-
-
-def clip_per_member(grads: dict[str, torch.Tensor], max_norm: float) -> None:
-    """Scale each member's gradient to norm <= max_norm (as ``clip_grad_norm_`` does per model)."""
-    first = next(iter(grads.values()))
-    total = torch.zeros(first.shape[0], device=first.device, dtype=first.dtype)
-    for g in grads.values():
-        total = total + g.reshape(first.shape[0], -1).pow(2).sum(1).to(total.dtype)
-    coef = (max_norm / (total.sqrt() + 1e-6)).clamp(max=1.0)
-    for g in grads.values():
-        g.mul_(_member_view(coef, g).to(g.dtype))
+def correct_by_margin(logits: torch.Tensor, y: torch.Tensor, margin: float) -> torch.Tensor:
+    """Per-member count ``(K,)`` of examples whose target logit beats every other by more than
+    ``margin`` (classification; IGNORE targets skipped): the stop test of ``stop_margin``."""
+    C = logits.shape[-1]
+    flat_logits, flat_y = logits.reshape(-1, C), y.reshape(-1)
+    counted = flat_y != IGNORE
+    target = flat_logits.gather(1, flat_y.clamp_min(0)[:, None])[:, 0]
+    others = flat_logits.scatter(1, flat_y.clamp_min(0)[:, None], float("-inf")).max(1).values
+    clear = (target - others > margin) & counted
+    return clear.reshape(logits.shape[0], -1).sum(1)
 
 
 # ------------------------------------------------------------------------- data
 DATA_SEED_OFFSET = 1_000_003  # member data streams never share a seed with its weights
+_GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit integer
+_MIX1 = -4658895280553007687  # 0xBF58476D1CE4E5B9
+_MIX2 = -7723592293110705685  # 0x94D049BB133111EB
 
 
 def data_seed(seed: int) -> int:
     return seed + DATA_SEED_OFFSET
 
 
-class _Source:
-    """Yields per-member training batches ``(K, B, ...)`` from a task or fixed data."""
+def _mix(z: torch.Tensor) -> torch.Tensor:
+    """SplitMix64's finaliser on int64 tensors (wrapping arithmetic, logical shifts)."""
+    z = (z ^ ((z >> 30) & ((1 << 34) - 1))) * _MIX1
+    z = (z ^ ((z >> 27) & ((1 << 37) - 1))) * _MIX2
+    return z ^ ((z >> 31) & ((1 << 33) - 1))
 
-    def __init__(self, data, seeds: Sequence[int], batch_size: int | None):
-        self.data, self.batch_size, K = data, batch_size, len(seeds)
-        self.generators = [make_generator(data_seed(s)) for s in seeds]
+
+def keyed_indices(keys: torch.Tensor, step: int | torch.Tensor, batch_size: int, population: int) -> torch.Tensor:
+    """Batch indices ``(K, batch_size)`` in ``[0, population)`` for update ``step``, a pure function
+    of each member's key: one call for the whole ensemble, on the keys' device, the same on every
+    device and for every K (a counter-based generator, like Philox, built from SplitMix64)."""
+    base = _mix(keys * _GOLDEN + _mix(torch.as_tensor(step, dtype=torch.int64, device=keys.device)))
+    j = torch.arange(batch_size, dtype=torch.int64, device=keys.device)
+    z = _mix(base[:, None] + (j[None, :] + 1) * _GOLDEN)
+    return ((z >> 1) & ((1 << 62) - 1)) % population
+
+
+class _Source:
+    """Each update's training batch ``(K, B, ...)``, resident on the device.
+
+    * fixed data (one Batch shared by all members, or one per member) is moved to the device
+      once; the full set is every step's batch (``batch_size=None``), or each member's
+      indices come from :func:`keyed_indices` (no host work, no generator state);
+    * a Task is sampled on the host with each member's own generator, as before, but a whole
+      run of updates (up to the next evaluation) at a time, and moved to the device in one
+      copy. The streams are those of one ``sample(batch_size)`` call per update.
+    """
+
+    CHUNK_BYTES = 64 * 2**20  # a task's pre-drawn batches, at most
+
+    def __init__(self, data, seeds: Sequence[int], batch_size: int | None, device: torch.device):
+        self.batch_size, self.device, K = batch_size, device, len(seeds)
+        self.data = data
         if isinstance(data, Task):
             if batch_size is None:
                 raise ValueError("train: online tasks need a batch_size")
             self.kind = "task"
+            self.generators = [make_generator(data_seed(s)) for s in seeds]
+            self.pool, self.pool_start = None, 0
         elif isinstance(data, Batch):
-            self.kind = "shared"
-        elif isinstance(data, (list, tuple)) and all(isinstance(b, Batch) for b in data):
+            self.kind = "fixed"
+            x, y = data.x.to(device), data.y.to(device)
+            self.x, self.y = x.expand(K, *x.shape), y.expand(K, *y.shape)
+        elif isinstance(data, (list, tuple)) and data and all(isinstance(b, Batch) for b in data):
             if len(data) != K:
                 raise ValueError(f"train: {len(data)} per-member datasets for {K} members")
             if len({len(b) for b in data}) != 1:
                 raise ValueError("train: per-member datasets must have equal sizes")
-            self.kind = "per_member"
+            self.kind = "fixed"
+            stacked = Batch.stack(list(data))
+            self.x, self.y = stacked.x.to(device), stacked.y.to(device)
         else:
             raise ValueError("train: training data must be a Task, a Batch, or one Batch per member")
+        if self.kind == "fixed" and batch_size is not None:
+            self.keys = torch.tensor([data_seed(s) for s in seeds], dtype=torch.int64, device=device)
+            self.members = torch.arange(K, device=device)[:, None]
 
-    def next(self) -> Batch:
+    def batch(self, step: int, until: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The batch of update ``step`` (1-based); ``until``: the last update before the next
+        evaluation (a task draws its updates up to there in one go)."""
+        if self.kind == "fixed":
+            if self.batch_size is None:
+                return self.x, self.y
+            idx = keyed_indices(self.keys, step, self.batch_size, self.x.shape[1])
+            return self.x[self.members, idx], self.y[self.members, idx]
+        if self.pool is None or not self.pool_start <= step < self.pool_start + self.pool[0].shape[1]:
+            self._draw(step, until)
+        i = step - self.pool_start
+        return self.pool[0][:, i], self.pool[1][:, i]
+
+    def _draw(self, first: int, until: int) -> None:
+        one = self.data.sample(self.batch_size, generator=self.generators[0])
+        per_step = len(self.generators) * (one.x.numel() * one.x.element_size() + one.y.numel() * one.y.element_size())
+        count = max(1, min(until - first + 1, self.CHUNK_BYTES // max(1, per_step)))
+        members = []
+        for k, g in enumerate(self.generators):
+            draws = [one] if k == 0 else []
+            draws += [self.data.sample(self.batch_size, generator=g) for _ in range(count - len(draws))]
+            members.append(Batch.stack(draws))
+        stacked = Batch.stack(members)  # (K, count, B, ...)
+        self.pool = (stacked.x.to(self.device, non_blocking=True), stacked.y.to(self.device, non_blocking=True))
+        self.pool_start = first
+
+    def state_dict(self) -> dict:
+        """What a resumed run needs (taken at an evaluation, where no drawn batch is pending)."""
+        return {"generators": [g.get_state() for g in self.generators]} if self.kind == "task" else {}
+
+    def load_state_dict(self, state: dict) -> None:
         if self.kind == "task":
-            return Batch.stack([self.data.sample(self.batch_size, generator=g) for g in self.generators])
-        members = [self.data] * len(self.generators) if self.kind == "shared" else self.data
-        if self.batch_size is None:
-            return Batch.stack(members)
-        picks = []
-        for batch, g in zip(members, self.generators):
-            picks.append(batch[torch.randint(len(batch), (self.batch_size,), generator=g)])
-        return Batch.stack(picks)
+            for g, s in zip(self.generators, state["generators"]):
+                g.set_state(s)
+            self.pool = None
 
 
 def _eval_sets(evals: Mapping | None, K: int, config: TrainConfig) -> dict[str, Batch]:
@@ -296,7 +323,7 @@ def _as_factory(model) -> Callable[[int], nn.Module]:
 
 def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping | None = None, *,
           device=None, dtype: torch.dtype | None = None, progress: bool = True, desc: str = "train",
-          stop_after: int | None = None) -> Run:
+          stop_after: int | None = None, graph: bool | None = None) -> Run:
     """Train one model per seed, all together, and evaluate them every ``eval_every`` steps.
 
     ``model``: a model config (:class:`~lib.models.AttentionConfig`, ...) or a function ``seed -> nn.Module`` (e.g. one that
@@ -309,6 +336,12 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     Batch per member; ``config.stop_when`` refers to them by name.
     ``stop_after``: end after this many steps of the same run (same learning-rate schedule),
     so its first steps can be recomputed cheaply (``python -m lib.results verify``).
+    ``graph``: capture each update as a CUDA graph (default: on a CUDA device), which removes
+    the per-step launch overhead of many small kernels; the numbers are those of the eager step.
+
+    Inside :func:`checkpoints`, the run saves its state every few minutes (at evaluations) and
+    a rerun of the same call resumes from it, ending with exactly the numbers of an
+    uninterrupted run.
     """
     seeds = [int(s) for s in seeds]
     if not seeds:
@@ -329,82 +362,241 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     if dtype is not None:
         models = [m.to(dtype) for m in models]
     models = [m.to(device) for m in models]
-    params, buffers = stack_module_state(models)
-    params = {n: p.detach().requires_grad_(True) for n, p in params.items()}
+    stacked, buffers = stack_module_state(models)
     base = copy.deepcopy(models[0]).to("meta")
     del models
+    layout = FlatStack({n: p.shape[1:] for n, p in stacked.items()}, K)
+    flat = layout.pack({n: p.detach() for n, p in stacked.items()})
+    params = layout.views(flat)
+    for p in params.values():
+        p.requires_grad_(True)
+    grad_flat = torch.zeros_like(flat)
+    grad_views = list(layout.views(grad_flat).values())
+    del stacked
 
     def member_forward(p, b, x):
         return functional_call(base, (p, b), (x,))
 
     forward = vmap(member_forward)
-    float_dtype = next(iter(params.values())).dtype
+    float_dtype = flat.dtype
     lr = torch.tensor(config.per_member("lr", K), device=device, dtype=float_dtype)
     wd = torch.tensor(config.per_member("weight_decay", K), device=device, dtype=float_dtype)
-    optimizer = StackedOptimizer(params, config, lr, wd)
-    source = _Source(data, seeds, config.batch_size)
+    optimizer = StackedOptimizer(layout, flat, config, lr, wd)
+    source = _Source(data, seeds, config.batch_size, device)
     eval_sets = {n: b.to(device) for n, b in _eval_sets(evals, K, config).items()}
     if config.stop_when is not None and config.stop_when[0] not in eval_sets:
         raise ValueError(f"train: stop_when refers to evaluation set {config.stop_when[0]!r}, "
                          f"but evals has {sorted(eval_sets) or 'none'}")
 
-    active = torch.ones(K, device=device, dtype=float_dtype)
+    last = config.steps if stop_after is None else min(config.steps, int(stop_after))
     stopped_at = np.full(K, -1)
     eval_steps: list[int] = []
     history: dict[str, dict[str, list]] = {n: {"loss": [], "acc": []} for n in eval_sets}
-    losses = []
+    loss_log = torch.zeros(last, K, device=device, dtype=float_dtype)
+
+    def update(x, y, scalars):
+        """One training step of every member: forward, gradients, (clip), optimizer."""
+        loss, _, _ = loss_and_correct(forward(params, buffers, x), y, config.loss)
+        grads = list(torch.autograd.grad(loss.sum(), list(params.values())))
+        if config.grad_clip is not None:
+            clip_per_member(grads, config.grad_clip)
+        with torch.no_grad():
+            for view, g in zip(grad_views, grads):
+                view.copy_(g)
+        optimizer.step(grad_flat, scalars)
+        return loss.detach()
+
+    stop_name = config.stop_when[0] if config.stop_when is not None else None
 
     @torch.no_grad()
     def evaluate(step: int) -> None:
         eval_steps.append(step)
+        stop_value = None
         for name, batch in eval_sets.items():
+            clear = torch.zeros(K, device=device, dtype=torch.float64)
             total_loss = torch.zeros(K, device=device, dtype=torch.float64)
             correct = torch.zeros(K, device=device, dtype=torch.float64)
             counted = torch.zeros(K, device=device, dtype=torch.float64)
             n = batch.x.shape[1]
             for start in range(0, n, 1024):
                 x, y = batch.x[:, start:start + 1024], batch.y[:, start:start + 1024]
-                loss, right, count = loss_and_correct(forward(params, buffers, x), y, config.loss)
+                logits = forward(params, buffers, x)
+                loss, right, count = loss_and_correct(logits, y, config.loss)
                 total_loss += loss.double() * count.double()
                 correct += right.double()
                 counted += count.double()
+                if config.stop_margin and stop_name == name:
+                    clear += correct_by_margin(logits, y, config.stop_margin).double()
             history[name]["loss"].append((total_loss / counted).cpu().numpy())
             history[name]["acc"].append((correct / counted).cpu().numpy())
+            if config.stop_margin and stop_name == name:
+                stop_value = (clear / counted).cpu().numpy()
         if config.stop_when is not None:
-            name, metric, threshold = config.stop_when
-            value = history[name][metric][-1]
+            name, metric, threshold = config.stop_when[:3]
+            value = stop_value if metric == "acc" and config.stop_margin else history[name][metric][-1]
             done = value >= threshold if metric == "acc" else value <= threshold
             newly = done & (stopped_at < 0)
-            stopped_at[newly] = step
-            active[torch.as_tensor(newly, device=device)] = 0.0
+            if newly.any():
+                stopped_at[newly] = step
+                optimizer.freeze(torch.as_tensor(stopped_at < 0, device=device))
+
+    saver = _Checkpoint.begin(dict(seeds=seeds, config=config.to_dict(), layout=[(n, list(s)) for n, s in
+                                                                              layout.shapes.items()],
+                                   dtype=str(float_dtype), last=last, init=float(flat.double().abs().sum())))
+    step, wall_before = 0, 0.0
+    state = saver.load() if saver else None
+    if state is not None:  # resume where an interrupted run saved
+        flat.copy_(state["params"].to(device))
+        optimizer.load_state_dict({k: v.to(device) if torch.is_tensor(v) else v for k, v in state["optimizer"].items()})
+        source.load_state_dict(state["source"])
+        stopped_at[:] = state["stopped_at"]
+        optimizer.freeze(torch.as_tensor(stopped_at < 0, device=device))
+        eval_steps[:], step, wall_before = state["eval_steps"], state["step"], state["wall_s"]
+        history.update({n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()} for n, h in state["history"].items()})
+        loss_log[:step] = state["loss_log"].to(device)
 
     start_time = time.perf_counter()
-    evaluate(0)
-    bar = tqdm(total=config.steps, desc=desc, disable=not progress, mininterval=1.0, leave=False)
-    step = 0
-    last = config.steps if stop_after is None else min(config.steps, int(stop_after))
-    for step in range(1, last + 1):
-        if not bool(active.any()):
-            step -= 1
-            break
-        batch = source.next().to(device)
-        loss, _, _ = loss_and_correct(forward(params, buffers, batch.x), batch.y, config.loss)
-        grads = dict(zip(params, torch.autograd.grad(loss.sum(), list(params.values()))))
-        if config.grad_clip is not None:
-            clip_per_member(grads, config.grad_clip)
-        optimizer.step(grads, config.lr_factor(step - 1), active)
-        losses.append(loss.detach())
+    if not eval_steps:
+        evaluate(0)
+    stepper = _CapturedStep(update, optimizer) if (graph if graph is not None else device.type == "cuda") else None
+    bar = tqdm(total=last, initial=step, desc=desc, disable=not progress, mininterval=1.0, leave=False)
+    while step < last and (stopped_at < 0).any():
+        step += 1
+        until = min(last, (step + config.eval_every - 1) // config.eval_every * config.eval_every)
+        x, y = source.batch(step, until)
+        scalars = optimizer.scalars(config.lr_factor(step - 1))
+        loss_log[step - 1] = stepper(x, y, scalars) if stepper is not None else update(x, y, scalars)
         if step % config.eval_every == 0 or step == config.steps:
             evaluate(step)
             shown = {f"{n}_acc": f"{np.mean(h['acc'][-1]):.3f}" for n, h in history.items()}
-            bar.set_postfix(active=int(active.sum()), **shown)
+            bar.set_postfix(active=int((stopped_at < 0).sum()), **shown)
+            if saver and step == until:
+                saver.maybe_save(lambda: _snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history,
+                                                   loss_log, wall_before + time.perf_counter() - start_time))
         bar.update(1)
     bar.close()
     if eval_steps[-1] != step:
         evaluate(step)
-    wall = time.perf_counter() - start_time
-    train_loss = torch.stack(losses, 1).cpu().numpy() if losses else np.zeros((K, 0))
+    wall = wall_before + time.perf_counter() - start_time
+    train_loss = loss_log[:step].T.cpu().numpy()
     metrics = {n: {m: np.stack(v, 1) for m, v in h.items()} for n, h in history.items()}
-    return Run(seeds=seeds, config=config, eval_steps=eval_steps, metrics=metrics, train_loss=train_loss,
-               stopped_at=stopped_at, wall_s=wall, params={n: p.detach() for n, p in params.items()},
-               buffers=dict(buffers), make_model=factory)
+    run = Run(seeds=seeds, config=config, eval_steps=eval_steps, metrics=metrics, train_loss=train_loss,
+              stopped_at=stopped_at, wall_s=wall, params={n: p.detach() for n, p in params.items()},
+              buffers=dict(buffers), make_model=factory)
+    if saver and stop_after is None:
+        saver.save(_snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history, loss_log, wall))
+    return run
+
+
+# ------------------------------------------------------------------------- captured steps
+class _CapturedStep:
+    """The update as a CUDA graph: captured once, then replayed with the step's batch copied
+    into static buffers and the step's scalars written into 0-d device tensors.
+
+    Warm-up runs (needed before capture) act on a copy of the state, which is then restored,
+    so the trajectory is exactly the eager one. If capture fails, the eager step is used.
+    """
+
+    def __init__(self, update, optimizer: StackedOptimizer):
+        self.update, self.optimizer, self.graph = update, optimizer, None
+        self.failed = False
+
+    def __call__(self, x, y, scalars):
+        if self.failed:
+            return self.update(x, y, scalars)
+        if self.graph is None:
+            try:
+                self._capture(x, y, scalars)
+            except Exception as error:  # noqa: BLE001 - fall back, loudly
+                warnings.warn(f"train: CUDA graph capture failed ({error}); using the eager step", stacklevel=3)
+                self.failed = True
+                return self.update(x, y, scalars)
+        self.x.copy_(x)
+        self.y.copy_(y)
+        for name, value in scalars.items():
+            self.scalars[name].fill_(value)
+        self.graph.replay()
+        self.optimizer.t += 1  # the replay runs no Python: count the update by hand
+        return self.loss.clone()
+
+    def _capture(self, x, y, scalars):
+        opt = self.optimizer
+        saved = (opt.params.clone(), opt.state_dict())
+        self.x, self.y = x.clone(), y.clone()
+        self.scalars = {k: torch.tensor(v, dtype=opt.params.dtype, device=x.device) for k, v in scalars.items()}
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                self.update(self.x, self.y, self.scalars)
+        torch.cuda.current_stream().wait_stream(side)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.loss = self.update(self.x, self.y, self.scalars)
+        opt.params.copy_(saved[0])  # undo the warm-up updates (the capture itself ran nothing)
+        opt.load_state_dict(saved[1])
+
+
+# ------------------------------------------------------------------------- checkpoints
+_CHECKPOINTS: contextvars.ContextVar = contextvars.ContextVar("checkpoints", default=None)
+
+
+@contextlib.contextmanager
+def checkpoints(directory, every_s: float = 300.0):
+    """Within this block, every :func:`train` call saves its state to ``directory`` at the first
+    evaluation after each ``every_s`` seconds, and a finished call saves its end state; run the
+    block again after an interruption and each call resumes (a finished one returns at once).
+
+    Calls are told apart by their order in the block; a saved state whose seeds, config, shapes
+    or initial weights differ from the call's is ignored (with a warning) and overwritten.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    token = _CHECKPOINTS.set({"dir": directory, "every_s": float(every_s), "count": 0})
+    try:
+        yield directory
+    finally:
+        _CHECKPOINTS.reset(token)
+
+
+class _Checkpoint:
+    def __init__(self, path: Path, every_s: float, fingerprint: dict):
+        self.path, self.every_s, self.fingerprint = path, every_s, fingerprint
+        self.last_save = time.perf_counter()
+
+    @classmethod
+    def begin(cls, fingerprint: dict) -> "_Checkpoint | None":
+        context = _CHECKPOINTS.get()
+        if context is None:
+            return None
+        context["count"] += 1
+        return cls(context["dir"] / f"train-{context['count']:03d}.pt", context["every_s"], fingerprint)
+
+    def load(self) -> dict | None:
+        if not self.path.exists():
+            return None
+        state = torch.load(self.path, map_location="cpu", weights_only=False)
+        if state.get("fingerprint") != self.fingerprint:
+            warnings.warn(f"{self.path}: saved by another run (seeds, config or weights differ); starting afresh",
+                          stacklevel=3)
+            return None
+        return state
+
+    def maybe_save(self, snapshot: Callable[[], dict]) -> None:
+        if time.perf_counter() - self.last_save >= self.every_s:
+            self.save(snapshot())
+
+    def save(self, state: dict) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        torch.save({"fingerprint": self.fingerprint, **state}, tmp)
+        os.replace(tmp, self.path)
+        self.last_save = time.perf_counter()
+
+
+def _snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history, loss_log, wall_s) -> dict:
+    return {"params": flat.detach().cpu().clone(), "optimizer": {k: v.cpu() if torch.is_tensor(v) else v
+                                                                for k, v in optimizer.state_dict().items()},
+            "source": source.state_dict(), "stopped_at": stopped_at.copy(), "eval_steps": list(eval_steps),
+            "step": step, "history": {n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()}
+                                      for n, h in history.items()},
+            "loss_log": loss_log[:step].cpu().clone(), "wall_s": wall_s}
