@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -323,6 +324,16 @@ def _groups(grid: Sequence[dict], group_by: Sequence[str] | None) -> list[list[d
     return list(groups.values())
 
 
+CHECKPOINT_EVERY_S = 300.0
+
+
+def checkpoint_dir(name: str, scale: str, group: Sequence[dict]) -> Path:
+    """Where the trainings of one group of a run save their state until the group is done
+    (``data/checkpoints/``, not committed)."""
+    key = hashlib.sha256(json.dumps(_jsonable(list(group)), sort_keys=True).encode()).hexdigest()[:12]
+    return data_dir() / "checkpoints" / f"{name}.{scale}" / key
+
+
 def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
         run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, scale: str | None = None,
         device: str | None = None, progress: bool = True, sweep: str | None = None,
@@ -357,7 +368,11 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
             shown = group[0] if len(group) == 1 else f"{len(group)} points {group[0]} ... {group[-1]}"
             print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
         start = time.perf_counter()
-        values = run_group([dict(p) for p in group])
+        # a long group saves its trainings every few minutes; rerunning after an interruption resumes
+        from .train import checkpoints
+        saves = checkpoint_dir(name, scale, group)
+        with checkpoints(saves, every_s=CHECKPOINT_EVERY_S):
+            values = run_group([dict(p) for p in group])
         wall = time.perf_counter() - start
         if not isinstance(values, list) or len(values) != len(group) or not all(isinstance(v, dict) for v in values):
             raise TypeError(f"{name}: the run must return one dict of metrics per point")
@@ -365,6 +380,7 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
             result.points.append({"point": point, "result": _jsonable(value), "wall_s": wall if i == 0 else 0.0})
         count += len(group)
         save(result)
+        shutil.rmtree(saves, ignore_errors=True)
     if not todo:
         save(result)
     return result

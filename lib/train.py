@@ -1,12 +1,31 @@
 """One trainer for the whole book: an ensemble of K independent models in one batched pass.
 
-The K members share shapes and differ in seed (initial weights, data order) and, if
-asked, in learning rate or weight decay. Their parameters are stacked along a leading
-axis (``torch.func.stack_module_state``) and the forward pass is ``vmap``-ed over it, so
-K small models cost about as much as one wide one. The optimizers below act on the
-stacked tensors element-wise and follow ``torch.optim`` exactly, which is why member k
-of an ensemble ends with the same numbers as training that model alone with the same
-seed (``tests/test_train.py`` checks this against a plain ``torch.optim`` loop).
+The K members share shapes and differ in seed (initial weights, data order) and, if asked, in
+learning rate or weight decay. Their parameters live in one flat buffer (:mod:`lib.optim`), the
+forward pass is ``vmap``-ed over the members, and the optimizer updates the whole buffer in a
+dozen element-wise kernels, so K small models cost about as much as one wide one and the
+per-step work on the host does not grow with K:
+
+* fixed training data sits on the device; each member's minibatch indices come from a
+  counter-based generator keyed by its seed and the step (:func:`keyed_indices`, one call for
+  all members); an online :class:`~lib.tasks.Task` is sampled on the host with each member's
+  own generator, an evaluation interval at a time, and moved to the device in one copy;
+* nothing waits for the device between evaluations (early stopping is decided there);
+* on a GPU each update can be replayed as a captured CUDA graph (``graph=True``, the default on
+  CUDA), which removes the launch cost of its few hundred small kernels;
+* inside :func:`checkpoints` a run saves its state every few minutes and resumes exactly.
+
+What is guaranteed, and in which dtype (``tests/test_train.py`` checks each):
+
+* float64: member k of an ensemble ends with the same numbers as that model trained alone with
+  the same seed, and as a plain ``torch.optim`` loop (to 1e-9), step by step;
+* float32 (what the book trains in): the same up to rounding: batched kernels for K members
+  may round differently from K = 1, so losses agree to about 1e-6 relative and drift slowly.
+  A stop test on a threshold (``stop_when``) can then fire one evaluation earlier or later for
+  a member that sits on the threshold; a 4th entry in ``stop_when`` (a logit margin, e.g.
+  ``("train", "acc", 1.0, 1e-3)``) counts an example only if it is right by more than that
+  margin, which keeps such near-ties from deciding the stop;
+* a resumed run ends with exactly the numbers of an uninterrupted one (any dtype).
 
 Each member stops on its own (``stop_when``): once stopped, its weights are frozen while
 the others go on, and training ends when every member has stopped.
@@ -285,6 +304,7 @@ class Run:
     params: dict[str, torch.Tensor] = field(repr=False)
     buffers: dict[str, torch.Tensor] = field(repr=False)
     make_model: Callable[[int], nn.Module] = field(repr=False)  # member index -> fresh module
+    resumed_at: int = 0  # the step a checkpoint resumed this run from (0: it ran from the start)
 
     @property
     def K(self) -> int:
@@ -346,6 +366,9 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     seeds = [int(s) for s in seeds]
     if not seeds:
         raise ValueError("train: give at least one seed")
+    limit = _STEP_LIMIT.get()
+    if limit is not None:
+        stop_after = limit if stop_after is None else min(int(stop_after), limit)
     K = len(seeds)
     if isinstance(model, (list, tuple)):
         if len(model) != K:
@@ -442,9 +465,12 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
 
     saver = _Checkpoint.begin(dict(seeds=seeds, config=config.to_dict(), layout=[(n, list(s)) for n, s in
                                                                               layout.shapes.items()],
-                                   dtype=str(float_dtype), last=last, init=float(flat.double().abs().sum())))
+                                   dtype=str(float_dtype), init=float(flat.double().abs().sum())))
     step, wall_before = 0, 0.0
     state = saver.load() if saver else None
+    if state is not None and state["step"] > last:  # saved further than this call goes: recompute
+        state = None
+    resumed_at = 0
     if state is not None:  # resume where an interrupted run saved
         flat.copy_(state["params"].to(device))
         optimizer.load_state_dict({k: v.to(device) if torch.is_tensor(v) else v for k, v in state["optimizer"].items()})
@@ -454,6 +480,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         eval_steps[:], step, wall_before = state["eval_steps"], state["step"], state["wall_s"]
         history.update({n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()} for n, h in state["history"].items()})
         loss_log[:step] = state["loss_log"].to(device)
+        resumed_at = step
 
     start_time = time.perf_counter()
     if not eval_steps:
@@ -482,7 +509,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     metrics = {n: {m: np.stack(v, 1) for m, v in h.items()} for n, h in history.items()}
     run = Run(seeds=seeds, config=config, eval_steps=eval_steps, metrics=metrics, train_loss=train_loss,
               stopped_at=stopped_at, wall_s=wall, params={n: p.detach() for n, p in params.items()},
-              buffers=dict(buffers), make_model=factory)
+              buffers=dict(buffers), make_model=factory, resumed_at=resumed_at)
     if saver and stop_after is None:
         saver.save(_snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history, loss_log, wall))
     return run
@@ -535,6 +562,23 @@ class _CapturedStep:
             self.loss = self.update(self.x, self.y, self.scalars)
         opt.params.copy_(saved[0])  # undo the warm-up updates (the capture itself ran nothing)
         opt.load_state_dict(saved[1])
+
+
+# ------------------------------------------------------------------------- step limit
+_STEP_LIMIT: contextvars.ContextVar = contextvars.ContextVar("step_limit", default=None)
+
+
+@contextlib.contextmanager
+def step_limit(steps: int):
+    """Within this block every :func:`train` call ends after at most ``steps`` updates, as with
+    ``stop_after`` (``python -m lib.bench paper-cost`` times the first steps of whole sweeps so)."""
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 1:
+        raise ValueError(f"step_limit: steps must be a positive integer, got {steps!r}")
+    token = _STEP_LIMIT.set(steps)
+    try:
+        yield
+    finally:
+        _STEP_LIMIT.reset(token)
 
 
 # ------------------------------------------------------------------------- checkpoints

@@ -166,3 +166,32 @@ def test_assumption_substitutes():
     report = A.layer_report(embed, query=0, trials=200)
     assert report["assumption_1"] == 0.0 and report["assumption_2"] == 1.0  # identical [CLS] queries
 
+
+
+def test_buckets_cover_every_point_once_and_bound_the_padding():
+    from lib.papers.mahdavi2024.sweeps import sweep
+    from lib.papers.mahdavi2024.training import buckets, member_cost
+
+    for name in ("fig2a", "fig2b", "fig2c"):
+        config, grid = sweep(name, "paper")
+        group = [p for p in grid if p["T"] == grid[0]["T"]]
+        cut = buckets(group, config["dim"], 0.25)
+        assert sorted(map(str, sum(cut, []))) == sorted(map(str, group))
+        for bucket in cut:
+            padded = {k: max(p[k] for p in bucket) for k in ("H", "d_h", "n")}
+            assert len(bucket) * member_cost(padded, config["dim"]) <= 1.25 * sum(member_cost(p, config["dim"])
+                                                                               for p in bucket)
+        assert 1 < len(cut) < len(group) or name == "fig2c"
+        assert buckets(group, config["dim"], None) == [group]
+
+
+def test_folded_readout_row_equals_the_full_computation_for_restricted_models():
+    import torch
+
+    from lib.models import build_model
+    from lib.papers.mahdavi2024.training import model_config
+
+    model = build_model(model_config(8, 8, 4, 6, n_out=5).replace(maskable=True), seed=0).double()
+    model.restrict(n_heads=3, d_head=4, n_keys=6)
+    x = torch.rand(5, 9, 8, dtype=torch.float64)
+    assert torch.allclose(model(x), model(x, cache={}), atol=1e-12, rtol=0)  # cache: every row, unfolded

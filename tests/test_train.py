@@ -132,3 +132,80 @@ def test_a_sweep_as_one_ensemble_equals_each_point_alone():
         for name, p in trained_small.named_parameters():
             q = dict(trained_big.named_parameters())[name]
             torch.testing.assert_close(q[tuple(slice(0, s) for s in p.shape)], p, rtol=1e-9, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------- the fast trainer
+def splitmix_reference(z: int) -> int:
+    """SplitMix64's finaliser in plain Python integers (mod 2^64)."""
+    mask = 2**64 - 1
+    z &= mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def test_keyed_indices_are_splitmix_per_member_and_uniform():
+    from lib.train import _mix, keyed_indices
+
+    values = [0, 1, 12345, 2**40 + 7, 2**63 - 1, -5]
+    got = _mix(torch.tensor(values, dtype=torch.int64)).tolist()
+    assert [g % 2**64 for g in got] == [splitmix_reference(v) for v in values]
+    keys = torch.tensor([data_seed(s) for s in (0, 1, 2)])
+    together = keyed_indices(keys, 17, 64, 1000)
+    alone = keyed_indices(keys[1:2], 17, 64, 1000)
+    assert torch.equal(together[1:2], alone)  # a member's stream does not depend on the others
+    assert not torch.equal(together[0], together[1]) and not torch.equal(together[0], keyed_indices(keys, 18, 64, 1000)[0])
+    counts = torch.bincount(keyed_indices(keys, 3, 100_000, 10).flatten(), minlength=10).double()
+    assert counts.min() > 0.98 * counts.mean() and counts.max() < 1.02 * counts.mean()  # 300k draws: +-1%
+
+
+def test_float32_members_agree_with_training_alone_to_rounding():
+    seeds, config = [3, 7, 11], TrainConfig(steps=60, lr=0.02, batch_size=16, eval_every=10)
+    ensemble = train(MODEL, seeds, config, TASK, evals={"test": TASK}, progress=False)
+    for k, seed in enumerate(seeds):
+        alone = train(MODEL, [seed], config, TASK, evals={"test": TASK}, progress=False)
+        np.testing.assert_allclose(ensemble.train_loss[k], alone.train_loss[0], rtol=1e-4)
+        for name, p in ensemble.params.items():
+            torch.testing.assert_close(p[k], alone.params[name][0], rtol=1e-3, atol=1e-4)
+
+
+def test_stop_margin_counts_only_clear_wins():
+    data = TASK.sample(64, seed=0)
+    plain = TrainConfig(steps=400, lr=0.05, batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
+    strict = TrainConfig(**{**plain.to_dict(), "stop_when": ("train", "acc", 1.0, 2.0)})
+    never = TrainConfig(**{**plain.to_dict(), "stop_when": ("train", "acc", 1.0, 1e9)})
+    a, b, c = (train(MODEL, [0], cfg, data, evals={"train": data}, progress=False) for cfg in (plain, strict, never))
+    assert 0 < a.stopped_at[0] < b.stopped_at[0]  # a margin of 2 logits takes longer to reach
+    assert c.stopped_at[0] == -1 and c.eval_steps[-1] == 400
+    with pytest.raises(ValueError, match="stop_when"):
+        TrainConfig(steps=1, stop_when=("train", "loss", 0.1, 1.0))
+
+
+@pytest.mark.filterwarnings("error::UserWarning")
+@pytest.mark.parametrize("data", ["task", "minibatches"])
+def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path, data):
+    from lib.train import checkpoints
+
+    source = TASK if data == "task" else [TASK.sample(200, seed=s) for s in (5, 6)]
+    config = TrainConfig(steps=60, lr=(0.02, 0.01), optimizer="adam", schedule="warmup_cosine", warmup=5,
+                         batch_size=16, eval_every=10)
+    evals = {"test": TASK.sample(100, seed=9)}
+    whole = train(MODEL, [1, 2], config, source, evals, progress=False)
+    with checkpoints(tmp_path, every_s=0):  # save at every evaluation
+        cut = train(MODEL, [1, 2], config, source, evals, progress=False, stop_after=35)  # "interrupted"
+    assert cut.eval_steps[-1] == 35 and len(list(tmp_path.glob("*.pt"))) == 1
+    with checkpoints(tmp_path, every_s=0):
+        resumed = train(MODEL, [1, 2], config, source, evals, progress=False)  # picks up at step 30
+    assert resumed.resumed_at == 30
+    np.testing.assert_array_equal(resumed.train_loss, whole.train_loss)
+    np.testing.assert_array_equal(resumed.metrics["test"]["loss"], whole.metrics["test"]["loss"])
+    assert resumed.eval_steps == whole.eval_steps
+    for name, p in whole.params.items():
+        assert torch.equal(resumed.params[name], p), name
+    with checkpoints(tmp_path, every_s=0):  # a finished call returns its saved end state
+        again = train(MODEL, [1, 2], config, source, evals, progress=False)
+    assert again.resumed_at == 60
+    np.testing.assert_array_equal(again.train_loss, whole.train_loss)
+    other = TrainConfig(**{**config.to_dict(), "lr": (0.03, 0.01)})
+    with checkpoints(tmp_path, every_s=0), pytest.warns(UserWarning, match="another run"):
+        train(MODEL, [1, 2], other, source, evals, progress=False)  # not this run's state: starts afresh

@@ -21,7 +21,7 @@ def recipe(size: str) -> dict:
     """Model width, optimiser and budget at one scale (JSON-able; goes into each config)."""
     if size == "paper":  # the official code: d = 64, batch 256, lr 1e-3, >= 50k steps
         return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, eval_every=500,
-                    seeds=[42, 43, 44])
+                    seeds=[42, 43, 44], max_padding=0.25)
     if size == "smoke":
         return dict(dim=16, lr=1e-2, batch_size=None, steps=250, long_steps=400, eval_every=50, seeds=[0, 1])
     return dict(dim=16, lr=1e-2, batch_size=None, steps=2000, long_steps=3000, eval_every=100, seeds=[0, 1, 2, 3])

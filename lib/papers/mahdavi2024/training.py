@@ -75,10 +75,46 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
     return run, members
 
 
+def member_cost(point: dict, dim: int) -> int:
+    """Multiply-adds per example of one member (:class:`~lib.models.AttentionModel` with the
+    read-out row folded): the embedding of n + 1 tokens, then per head the query, the folded
+    key, the scores, the value mix and W_V/W_O."""
+    n, H, d_h = point["n"] + 1, point["H"], point["d_h"]
+    return n * dim * dim + H * (2 * dim * d_h + 2 * n * dim + 2 * dim)
+
+
+def buckets(points: list[dict], dim: int, max_padding: float | None) -> list[list[dict]]:
+    """``points`` cut into ensembles that waste at most ``max_padding`` (a fraction) of their
+    work on padding: sorted by :func:`member_cost`, a bucket grows while its members, each padded
+    to the bucket's largest H, d_h and n, cost at most ``1 + max_padding`` times their own cost.
+    ``None``: one ensemble (on a CPU, measured faster at the default sizes than buckets)."""
+    if max_padding is None:
+        return [list(points)]
+    out: list[list[dict]] = []
+    for point in sorted(points, key=lambda p: (member_cost(p, dim), p["H"], p["d_h"], p["n"])):
+        bucket = out[-1] + [point] if out else None
+        if bucket:
+            padded = {k: max(p[k] for p in bucket) for k in ("H", "d_h", "n")}
+            if len(bucket) * member_cost(padded, dim) <= (1 + max_padding) * sum(member_cost(p, dim) for p in bucket):
+                out[-1] = bucket
+                continue
+        out.append([point])
+    return out
+
+
 def run_group(config: dict, points: list[dict], *, device=None, progress: bool = True) -> list[dict]:
-    """The metrics of each of ``points`` (one T), trained as one ensemble (:func:`train_group`):
-    per-seed training accuracy and memorized count (classes) or training MSE (regression), and
-    the step each seed stopped at; the group's size and wall time are kept with every point."""
+    """The metrics of each of ``points`` (one T), trained as one masked ensemble, or as a few
+    (:func:`train_group` per bucket of similar cost, :func:`buckets`) when ``config`` sets
+    ``max_padding``: per-seed training
+    accuracy and memorized count (classes) or training MSE (regression), and the step each seed
+    stopped at; each bucket's size and wall time are kept with its points."""
+    outputs = {}
+    for bucket in buckets(points, config["dim"], config.get("max_padding")):
+        outputs.update(_run_bucket(config, bucket, device=device, progress=progress))
+    return [outputs[json.dumps(p, sort_keys=True)] for p in points]
+
+
+def _run_bucket(config: dict, points: list[dict], *, device=None, progress: bool = True) -> dict[str, dict]:
     run, members = train_group(config, points, device=device, progress=progress)
     outputs = {}
     for k, (p, seed, data) in enumerate(members):
@@ -99,7 +135,7 @@ def run_group(config: dict, points: list[dict], *, device=None, progress: bool =
             row.update(memorized=[round(a * p["T"]) for a in row["acc"]], acc_mean=float(np.mean(row["acc"])))
         else:
             row["mse_mean"] = float(np.mean(row["mse"]))
-    return [outputs[json.dumps(p, sort_keys=True)] for p in points]
+    return outputs
 
 
 def saturation_stats(model, batch, n_heads: int, context_size: int, threshold: float = 0.99) -> dict:
