@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -209,3 +211,43 @@ def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path, data):
     other = TrainConfig(**{**config.to_dict(), "lr": (0.03, 0.01)})
     with checkpoints(tmp_path, every_s=0), pytest.warns(UserWarning, match="another run"):
         train(MODEL, [1, 2], other, source, evals, progress=False)  # not this run's state: starts afresh
+
+
+def test_the_captured_step_bookkeeping_replays_the_eager_trajectory(monkeypatch):
+    """The CUDA-graph step, with CUDA replaced by stand-ins that run the step eagerly: warm-up
+    and capture leave the state untouched, the step's scalars reach the optimizer through 0-d
+    tensors, the step count advances once per replay, and the run ends exactly as the eager one."""
+    import contextlib
+
+    import lib.train as T
+
+    class FakeGraph:
+        step = None
+
+        def replay(self):
+            s = FakeGraph.step
+            s.loss.copy_(s.update(s.x, s.y, s.scalars))
+            s.optimizer.t -= 1  # a real replay runs no Python: the step counts itself outside
+
+    original = T._CapturedStep.__init__
+
+    def remember(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        FakeGraph.step = self
+
+    monkeypatch.setattr(T._CapturedStep, "__init__", remember)
+    stream = type("Stream", (), {"wait_stream": lambda self, other: None})
+    monkeypatch.setattr(torch.cuda, "Stream", stream)
+    monkeypatch.setattr(torch.cuda, "stream", lambda s: contextlib.nullcontext())
+    monkeypatch.setattr(torch.cuda, "current_stream", stream)
+    monkeypatch.setattr(torch.cuda, "CUDAGraph", FakeGraph)
+    monkeypatch.setattr(torch.cuda, "graph", lambda g: contextlib.nullcontext())
+    config = TrainConfig(steps=30, lr=(0.02, 0.01), optimizer="adamw", weight_decay=0.01, schedule="warmup_cosine",
+                         warmup=5, batch_size=16, eval_every=10, grad_clip=1.0)
+    eager = train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False, graph=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a failed capture would fall back with a warning
+        graphed = train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False, graph=True)
+    np.testing.assert_array_equal(graphed.train_loss, eager.train_loss)
+    for name, p in eager.params.items():
+        assert torch.equal(graphed.params[name], p), name
