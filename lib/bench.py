@@ -39,10 +39,6 @@ from .tasks.base import make_generator  # noqa: E402
 from .train import TrainConfig, data_seed, step_limit, train  # noqa: E402
 
 
-def _device(device) -> torch.device:
-    return device if isinstance(device, torch.device) else pick_device(device)
-
-
 def _timed(device, fn) -> float:
     """Wall time of ``fn()``, synchronising a GPU before and after."""
     if device.type == "cuda":
@@ -74,7 +70,7 @@ def bench_model():
 
 
 def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_size: int = 64) -> dict:
-    device = _device(device)
+    device = pick_device(device)
     task, model = bench_model()
     config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
     seeds = list(range(members))
@@ -108,7 +104,7 @@ def memorization_benchmark(steps: int = 200, device=None) -> dict:
     from .papers.mahdavi2024 import training as X
     from .tasks.random_labels import query_context_data
 
-    device = _device(device)
+    device = pick_device(device)
     config, points = memorization_group()
     X.train_group(dict(config, steps=3), points[:1], device=device, progress=False)
     group = _timed(device, lambda: X.train_group(dict(config, steps=steps), points, device=device, progress=False))
@@ -128,7 +124,7 @@ def sweep_benchmark(steps: int = 100, device=None, size: str = "default") -> dic
     from .papers.mahdavi2024 import training as X
     from .papers.mahdavi2024.sweeps import sweep
 
-    device = _device(device)
+    device = pick_device(device)
     config, grid = sweep("fig2a", size)
     config = dict(config, steps=steps, early_stop=False, eval_every=steps)
     group = [g for g in grid if g["T"] == grid[0]["T"]]
@@ -159,7 +155,7 @@ def paper_cost(only=None, probe: int = 20, device=None) -> dict:
     from . import papers
     from .results import _groups
 
-    device = _device(device)
+    device = pick_device(device)
     rows = []
     sweeps = [s for info in pkgutil.iter_modules(papers.__path__)
               for s in importlib.import_module(f"lib.papers.{info.name}.sweeps").SWEEPS.values()]

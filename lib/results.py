@@ -345,6 +345,8 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
     ensemble per T); a group's wall time is counted at its first point. ``code`` is the function
     whose ``lib`` files provenance hashes (default: the run function itself).
     """
+    from .train import checkpoints  # (lazily: storing and listing results needs no torch)
+
     if (run_point is None) == (run_group is None):
         raise ValueError(f"{name}: give exactly one of run_point and run_group")
     if run_group is None:
@@ -369,7 +371,6 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
             print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
         start = time.perf_counter()
         # a long group saves its trainings every few minutes; rerunning after an interruption resumes
-        from .train import checkpoints
         saves = checkpoint_dir(name, scale, group)
         with checkpoints(saves, every_s=CHECKPOINT_EVERY_S):
             values = run_group([dict(p) for p in group])

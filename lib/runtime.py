@@ -18,6 +18,8 @@ def pick_device(preferred: str | None = None) -> torch.device:
     ``preferred`` (or the environment variable ``ABC_DEVICE``) forces one; asking for a
     device that is not available is an error rather than a silent fallback.
     """
+    if isinstance(preferred, torch.device):
+        preferred = str(preferred)
     preferred = preferred or os.environ.get("ABC_DEVICE") or None
     if preferred is not None:
         kind = preferred.split(":")[0]

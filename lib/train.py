@@ -470,17 +470,9 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     state = saver.load() if saver else None
     if state is not None and state["step"] > last:  # saved further than this call goes: recompute
         state = None
-    resumed_at = 0
     if state is not None:  # resume where an interrupted run saved
-        flat.copy_(state["params"].to(device))
-        optimizer.load_state_dict({k: v.to(device) if torch.is_tensor(v) else v for k, v in state["optimizer"].items()})
-        source.load_state_dict(state["source"])
-        stopped_at[:] = state["stopped_at"]
-        optimizer.freeze(torch.as_tensor(stopped_at < 0, device=device))
-        eval_steps[:], step, wall_before = state["eval_steps"], state["step"], state["wall_s"]
-        history.update({n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()} for n, h in state["history"].items()})
-        loss_log[:step] = state["loss_log"].to(device)
-        resumed_at = step
+        step, wall_before = _restore(state, flat, optimizer, source, stopped_at, eval_steps, history, loss_log)
+    resumed_at = step
 
     start_time = time.perf_counter()
     if not eval_steps:
@@ -635,6 +627,20 @@ class _Checkpoint:
         torch.save({"fingerprint": self.fingerprint, **state}, tmp)
         os.replace(tmp, self.path)
         self.last_save = time.perf_counter()
+
+
+def _restore(state, flat, optimizer, source, stopped_at, eval_steps, history, loss_log) -> tuple[int, float]:
+    """Load a :func:`_snapshot` into a run's state, in place; returns its step and wall time."""
+    device = flat.device
+    flat.copy_(state["params"].to(device))
+    optimizer.load_state_dict({k: v.to(device) if torch.is_tensor(v) else v for k, v in state["optimizer"].items()})
+    source.load_state_dict(state["source"])
+    stopped_at[:] = state["stopped_at"]
+    optimizer.freeze(torch.as_tensor(stopped_at < 0, device=device))
+    eval_steps[:] = state["eval_steps"]
+    history.update(state["history"])
+    loss_log[:state["step"]] = state["loss_log"].to(device)
+    return state["step"], state["wall_s"]
 
 
 def _snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history, loss_log, wall_s) -> dict:

@@ -105,9 +105,9 @@ def buckets(points: list[dict], dim: int, max_padding: float | None) -> list[lis
 def run_group(config: dict, points: list[dict], *, device=None, progress: bool = True) -> list[dict]:
     """The metrics of each of ``points`` (one T), trained as one masked ensemble, or as a few
     (:func:`train_group` per bucket of similar cost, :func:`buckets`) when ``config`` sets
-    ``max_padding``: per-seed training
-    accuracy and memorized count (classes) or training MSE (regression), and the step each seed
-    stopped at; each bucket's size and wall time are kept with its points."""
+    ``max_padding``: per-seed training accuracy and memorized count (classes) or training MSE
+    (regression), and the step each seed stopped at; each ensemble's size and wall time are
+    kept with its points."""
     outputs = {}
     for bucket in buckets(points, config["dim"], config.get("max_padding")):
         outputs.update(_run_bucket(config, bucket, device=device, progress=progress))
