@@ -1,20 +1,24 @@
 # The two commands that do everything on a fresh machine (Python 3.11+):
 #   make test   install into .venv, run the unit tests and every notebook at smoke scale
 #   make book   install into .venv, build the site into _build/html (default scale, warnings are errors)
+#   make check-site   open every built page in headless Chromium (apt-get install chromium chromium-driver)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 # torch is installed first and on its own: a CPU-only machine gets the CPU build, and the
 # loose `torch>=2.1` in requirements.txt then installs nothing more.
 TORCH  ?= torch==2.13.0
+# e.g. https://download.pytorch.org/whl/cpu for the CPU build on a machine without a GPU
+TORCH_INDEX ?=
 SCALE  ?= default
 
-.PHONY: install test unit notebooks book book-smoke sync check-results verify-results bench clean
+.PHONY: install test unit notebooks book book-smoke check-site sync check-results verify-results bench clean
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q "$(TORCH)" || $(BIN)/python -m pip install -q torch
+	$(BIN)/python -m pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) "$(TORCH)" \
+		|| $(BIN)/python -m pip install -q torch
 	$(BIN)/python -m pip install -q -r requirements.txt
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $@
@@ -47,8 +51,13 @@ book: install
 book-smoke:
 	$(MAKE) book SCALE=smoke
 
+# every page of the built site in Debian's headless Chromium: untypeset math, broken images or
+# links, console errors, content wider than the page at 1280 px (tests/check_site.py)
+check-site: install
+	$(BIN)/python tests/check_site.py _build/html --width 1280
+
 sync: install
-	$(BIN)/jupytext --sync chapters/*/*.py
+	$(BIN)/jupytext --sync chapters/[0-9]*/*.py
 
 check-results: install
 	$(BIN)/python -m lib.results check

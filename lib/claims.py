@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -31,6 +32,17 @@ PAPERS = {
     "boixadsera2024": "When can transformers reason with abstract symbols? (Boix-Adsera et al.)",
     "richard2024": "Depth extrapolation on nested structures (Richard)",
     "course": "The course's own checks (chapter 0)",
+}
+# Each paper's numbered results that a reader can check: theorems, propositions, figures and tables
+# (not definitions, notation tables or illustrations). The report card measures its coverage
+# against these lists; a paper's list is filled in when its part lands.
+RESULTS = {
+    "mahdavi2024": ("Theorem 1", "Proposition 1", "Proposition 2", "Proposition 3", "Proposition 4",
+                    "Proposition 5", "Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5", "Table 1",
+                    "Table 3"),  # Table 2 is the notation table
+    "chen2024": ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4", "Theorem 5", "Theorem 6", "Proposition 7",
+                 "Proposition 8", "Proposition 9", "Proposition 10", "Figure 2", "Figure 3", "Figure 4",
+                 "Figure 5", "Figure 6", "Figure 7", "Table 1"),  # Figure 1 illustrates the tasks
 }
 
 
@@ -55,6 +67,15 @@ def verdict(passed: bool, partly: bool = False, substitute: str | None = None) -
     return "partly" if partly else "not reproduced"
 
 
+def below(x: float) -> str:
+    """``"< 1e-07"`` for 3e-08: the power of ten above a rounding-noise number, so that a claim's
+    wording does not change from run to run with the last bits of a floating-point error."""
+    import math
+
+    x = abs(float(x))
+    return "0" if x == 0 else f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
+
+
 def _path(chapter: str, scale: str) -> Path:
     slug = chapter.replace("/", "__")
     return data_dir() / "claims" / f"{slug}.{scale}.json"
@@ -75,11 +96,16 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     path = _path(chapter, scale)
     path.parent.mkdir(parents=True, exist_ok=True)
     claims = json.loads(path.read_text()) if path.exists() else []
-    claims = [c for c in claims if not (c["paper"] == paper and c["ref"] == ref)] + [asdict(claim)]
+    same = [i for i, c in enumerate(claims) if c["paper"] == paper and c["ref"] == ref]
+    if same:  # an update keeps its place, so the file (and the report card) keep the chapter's order
+        claims[same[0]] = asdict(claim)
+        claims = [c for i, c in enumerate(claims) if i not in same[1:]]
+    else:
+        claims.append(asdict(claim))
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(_jsonable(claims), indent=1))
     os.replace(tmp, path)
-    print(f"[claim] {paper} {ref}: {claim.verdict} (ours: {claim.ours}; paper: {claim.paper_value}; scale {scale})")
+    print(f"[claim] {ref}: {claim.verdict}\n  ours:  {claim.ours}\n  paper: {claim.paper_value}  ({scale} scale)")
     return claim
 
 
@@ -116,25 +142,90 @@ class Recorder:
 
 
 def collect(directory: Path | None = None) -> list[Claim]:
-    """Every recorded claim, one per (paper, ref), from the largest scale that recorded it."""
+    """Every recorded claim, one per (paper, ref), from the largest scale that recorded it,
+    in reading order: papers as in :data:`PAPERS`, then chapters, then the order in which the
+    chapter records them (which follows the paper)."""
     directory = directory or data_dir() / "claims"
-    best: dict[tuple[str, str], Claim] = {}
+    best: dict[tuple[str, str], tuple[Claim, int]] = {}
     for path in sorted(directory.glob("*.json")):
-        for raw in json.loads(path.read_text()):
+        for position, raw in enumerate(json.loads(path.read_text())):
             claim = Claim(**raw)
             key = (claim.paper, claim.ref)
-            if key not in best or _scale.rank(claim.scale) > _scale.rank(best[key].scale):
-                best[key] = claim
+            if key not in best or _scale.rank(claim.scale) > _scale.rank(best[key][0].scale):
+                best[key] = (claim, position)
     order = {p: i for i, p in enumerate(PAPERS)}
-    return sorted(best.values(), key=lambda c: (order.get(c.paper, 99), c.chapter, c.ref))
+    ranked = sorted(best.values(), key=lambda cp: (order.get(cp[0].paper, 99), cp[0].chapter, cp[1]))
+    return [claim for claim, _ in ranked]
+
+
+_KINDS = {"theorem": "Theorem", "thm": "Theorem", "proposition": "Proposition", "prop": "Proposition",
+          "lemma": "Lemma", "corollary": "Corollary", "figure": "Figure", "fig": "Figure", "table": "Table"}
+_REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table)s?\.?\s*"
+                  r"(\d+)[a-z]?(?:\s*(?:-|–|to|and)\s*(\d+))?", re.IGNORECASE)
+
+
+def covers(ref: str) -> set[str]:
+    """The paper's numbered results a claim's ``ref`` speaks to: ``"Props. 7-10"`` covers
+    Propositions 7 to 10, ``"Figure 2a"`` covers Figure 2, ``"Sec. 6.1"`` covers none."""
+    found = set()
+    for kind, first, last in _REF.findall(ref):
+        for number in range(int(first), int(last or first) + 1):
+            found.add(f"{_KINDS[kind.lower()]} {number}")
+    return found
+
+
+def summary(claims: list[Claim]) -> list[dict]:
+    """Per paper that has claims: counts by verdict and coverage of its :data:`RESULTS`."""
+    rows = []
+    for paper, title in PAPERS.items():
+        mine = [c for c in claims if c.paper == paper]
+        if not mine:
+            continue
+        row = {"paper": paper, "title": title, "claims": len(mine)}
+        row.update({v: sum(c.verdict == v for c in mine) for v in VERDICTS})
+        if paper in RESULTS:
+            checked = set().union(*(covers(c.ref) for c in mine))
+            row["covered"] = [r for r in RESULTS[paper] if r in checked]
+            row["missing"] = [r for r in RESULTS[paper] if r not in checked]
+        rows.append(row)
+    return rows
+
+
+def summary_markdown(claims: list[Claim]) -> str:
+    """The per-paper summary as a MyST table: verdict counts and the paper's results covered."""
+    lines = ["| part | claims | " + " | ".join(VERDICTS) + " | paper's results checked |",
+             "|---|---:|" + "---:|" * len(VERDICTS) + "---|"]
+    for row in summary(claims):
+        if "covered" in row:
+            total = len(row["covered"]) + len(row["missing"])
+            coverage = f"{len(row['covered'])} of {total}" + (
+                f" (not yet: {', '.join(row['missing'])})" if row["missing"] else " (all)")
+        else:
+            coverage = "–"
+        cells = [row["title"].split(" (")[0], row["claims"], *(row[v] or "–" for v in VERDICTS), coverage]
+        lines.append("| " + " | ".join(str(x) for x in cells) + " |")
+    return "\n".join(lines)
+
+
+BADGES = {"reproduced": "success", "substituted": "primary", "partly": "warning", "not reproduced": "danger"}
+
+
+def badge(verdict: str) -> str:
+    """A verdict as a coloured text badge (sphinx-design), readable without an emoji font."""
+    return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
 
 
 def table_markdown(claims: list[Claim]) -> str:
-    """The report card as a MyST Markdown table, each claim linking to its section."""
-    lines = ["| paper | claim | statement | paper | ours | scale | verdict |", "|---|---|---|---|---|---|---|"]
-    mark = {"reproduced": "✅", "substituted": "🔁", "partly": "◐", "not reproduced": "❌"}
+    """The report card for a list of claims as a MyST list-table that reads at 1280 px without
+    scrolling: the verdict badge first, then the claim (linking to the section that checks it)
+    and the scale its evidence ran at, the statement, and the paper's value beside ours."""
+    def cell(text) -> str:
+        return " ".join(str(text).split()) or "–"
+
+    lines = ["```{list-table}", ":header-rows: 1", ":widths: 20 32 24 24", ":class: report-card", "",
+             "* - verdict and claim", "  - statement", "  - paper's value", "  - our value"]
     for c in claims:
-        cells = [c.paper, f"{{ref}}`{c.ref} <{c.label}>`", c.statement, c.paper_value, c.ours, c.scale,
-                 f"{mark[c.verdict]} {c.verdict}"]
-        lines.append("| " + " | ".join(str(x).replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
+        lines += [f"* - {badge(c.verdict)}", "", f"    {{ref}}`{c.ref} <{c.label}>` ({c.scale} scale)",
+                  f"  - {cell(c.statement)}", f"  - {cell(c.paper_value)}", f"  - {cell(c.ours)}"]
+    lines.append("```")
     return "\n".join(lines)

@@ -13,30 +13,99 @@ import numpy as np
 import seaborn as sns
 
 PALETTE = "colorblind"
+PAGE_WIDTH = 6.8  # inches: at the style's 100 dpi a figure this wide fills the article column (680 px)
+FONT_PT = 9.5  # the smallest type in a figure, in points at page width
+VERDICT_COLORS = {"reproduced": "#1a7f37", "substituted": "#0969da", "partly": "#bf8700", "not reproduced": "#cf222e"}
 
 
 def use_style() -> None:
-    """The book's style: seaborn ``whitegrid``, colour-blind palette, compact fonts."""
-    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font_scale=0.9)
-    plt.rcParams.update({"figure.figsize": (6.0, 3.6), "figure.dpi": 110, "axes.titlesize": "medium",
-                         "savefig.bbox": "tight"})
+    """The book's style: seaborn ``whitegrid``, colour-blind palette, and type sized for the page:
+    a figure at most :data:`PAGE_WIDTH` wide shows every label at :data:`FONT_PT` points or more
+    when the book's column displays it (constrained layout, so nothing overlaps)."""
+    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE)
+    plt.rcParams.update({
+        "figure.figsize": (4.6, 3.0), "figure.dpi": 100, "savefig.bbox": "tight",
+        "figure.constrained_layout.use": True,
+        "font.size": FONT_PT, "axes.titlesize": FONT_PT + 0.5, "axes.labelsize": FONT_PT,
+        "xtick.labelsize": FONT_PT, "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT,
+        "legend.title_fontsize": FONT_PT, "figure.titlesize": FONT_PT + 1.5, "legend.frameon": False,
+    })
 
 
-def stamp(ax, text: str, width: int = 60) -> None:
-    """Write a provenance line (scale, device, code version) under the axes, wrapped at
-    ``width`` characters so that stamps of side-by-side panels do not run into each other."""
+def panels(n: int, ncols: int | None = None, *, height: float = 2.4, sharey: bool = False, width: float = PAGE_WIDTH):
+    """A figure of ``n`` panels laid out for the page: at most three per row (two by default
+    when ``n`` > 1), ``height`` inches per row, ``width`` the whole figure. Returns ``(fig, axes)``
+    with ``axes`` a flat list of the ``n`` panels (spare cells of the grid are removed)."""
+    if n < 1:
+        raise ValueError(f"plots.panels: need at least one panel, got n={n}")
+    ncols = ncols or min(n, 2)
+    if not 1 <= ncols <= 3:
+        raise ValueError(f"plots.panels: at most three panels per row keep the type readable, got ncols={ncols}")
+    nrows = -(-n // ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(width, height * nrows), squeeze=False, sharey=sharey)
+    axes = list(grid.flat)
+    for ax in axes[n:]:
+        fig.delaxes(ax)
+    return fig, axes[:n]
+
+
+def legend_outside(ax, **kwargs):
+    """The axes' legend to the right of its plot, never over the data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kwargs)
+    return ax
+
+
+def shared_legend(fig, axes, ncols: int | None = None):
+    """One legend below all ``axes`` (entries de-duplicated by label), replacing theirs."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    if entries:
+        fig.legend(list(entries.values()), list(entries), loc="outside lower center",
+                   ncols=ncols or min(len(entries), 3))
+    return fig
+
+
+def stamp(target, text: str) -> None:
+    """Write a provenance line (scale, device, code version) under the whole figure of
+    ``target`` (a figure or any of its axes), below every axis label and legend, wrapped to the
+    figure's width."""
     import textwrap
 
-    ax.annotate("\n".join(textwrap.wrap(text, width)), xy=(0, -0.22), xycoords="axes fraction", fontsize=7,
-                color="0.4", ha="left", va="top")
+    fig = target if isinstance(target, plt.Figure) else target.figure
+    chars = max(40, int(fig.get_figwidth() * 72 / (0.55 * (FONT_PT - 1))))
+    fig.text(0.0, 0.0, "\n".join(textwrap.wrap(text, chars)), ha="left", va="top", fontsize=FONT_PT - 1,
+             color="0.35", transform=fig.transFigure)
+
+
+def _bounds_for(label: str):
+    """The range a metric can take, from its axis label: accuracies lie in [0, 1]; losses,
+    errors and MSEs are non-negative; anything else is unbounded."""
+    label = label.lower()
+    if "accuracy" in label or label.startswith("acc"):
+        return (0.0, 1.0)
+    if any(word in label for word in ("loss", "error", "mse")):
+        return (0.0, None)
+    return None
 
 
 def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd", marker: str | None = None,
                     logy: bool = False, xlabel: str = "", ylabel: str = "", title: str | None = None,
-                    chance: float | None = None):
+                    chance: float | None = None, bounds="auto", legend: str | None = "outside"):
     """The one drawing routine behind :func:`curves` and :func:`sweep`: for each group, the mean
     over seeds and a band (``"sd"``: +- one standard deviation, ``"minmax"``, ``"none"``).
-    ``values`` maps a group label to an array ``(seeds, len(x))``."""
+    ``values`` maps a group label to an array ``(seeds, len(x))``. The band is clipped to
+    ``bounds`` (``"auto"``: from the y label, see :func:`_bounds_for`; or ``(lo, hi)``, either
+    may be None), so a mean +- sd never shows an accuracy above 1. ``legend``: ``"outside"``
+    (right of the plot), ``"inside"`` (matplotlib's best spot) or None."""
+    if bounds == "auto":
+        bounds = _bounds_for(ylabel)
+    lo_bound, hi_bound = bounds if bounds else (None, None)
     colors = sns.color_palette(PALETTE, len(values))
     for color, (label, arr) in zip(colors, values.items()):
         arr = np.atleast_2d(np.asarray(arr, dtype=float))
@@ -46,6 +115,8 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
             lo, hi = ((mean - arr.std(0), mean + arr.std(0)) if band == "sd" else (arr.min(0), arr.max(0)))
             if logy:
                 lo = np.maximum(lo, mean * 1e-3)  # a band below zero has no log
+            lo = lo if lo_bound is None else np.maximum(lo, lo_bound)
+            hi = hi if hi_bound is None else np.minimum(hi, hi_bound)
             ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
     if chance is not None:
         ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
@@ -55,23 +126,31 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
-    ax.legend(fontsize="small", frameon=False)
+    if legend == "outside":
+        legend_outside(ax)
+    elif legend == "inside":
+        ax.legend()
+    elif legend is not None:
+        raise ValueError(f"legend must be 'outside', 'inside' or None, got {legend!r}")
     return ax
 
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
-           xlabel: str = "training step", title: str | None = None, band: str = "sd", chance: float | None = None):
+           xlabel: str = "training step", title: str | None = None, band: str = "sd", chance: float | None = None,
+           bounds="auto", legend: str | None = "outside"):
     """Mean curve with a band over seeds for each group, against training steps.
 
     ``values`` maps a group label (e.g. ``"1 layer"``) to an array ``(seeds, len(steps))``.
-    ``band`` is ``"sd"`` (mean +- one standard deviation), ``"minmax"`` or ``"none"``.
+    ``band`` is ``"sd"`` (mean +- one standard deviation), ``"minmax"`` or ``"none"``; the band
+    is clipped to the metric's range (``bounds``, see :func:`_mean_with_band`).
     """
     return _mean_with_band(ax or plt.subplots()[1], steps, values, band=band, xlabel=xlabel, ylabel=ylabel,
-                           title=title, chance=chance)
+                           title=title, chance=chance, bounds=bounds, legend=legend)
 
 
 def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlabel: str = "", ylabel: str = "",
-          title: str | None = None, logy: bool = False, chance: float | None = None):
+          title: str | None = None, logy: bool = False, chance: float | None = None, bounds="auto",
+          legend: str | None = "outside"):
     """Mean over seeds with a +-1 sd band against a swept variable, one line per group.
 
     ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)`` (as
@@ -79,7 +158,8 @@ def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlab
     """
     ax = ax or plt.subplots()[1]
     values = {label: np.asarray(arr, dtype=float).reshape(len(x), -1).T for label, arr in values.items()}
-    _mean_with_band(ax, x, values, marker="o", logy=logy, xlabel=xlabel, ylabel=ylabel, title=title, chance=chance)
+    _mean_with_band(ax, x, values, marker="o", logy=logy, xlabel=xlabel, ylabel=ylabel, title=title, chance=chance,
+                    bounds=bounds, legend=legend)
     ax.set_xticks(list(x))
     return ax
 
@@ -110,8 +190,74 @@ def attention_map(weights, *, tokens: Sequence[str] | None = None, ax=None, titl
     return ax
 
 
-def paper_vs_ours(rows: Sequence[Mapping], columns: Sequence[str] = ("quantity", "paper", "ours")):
-    """A "paper vs ours" table as a pandas DataFrame (renders as an HTML table in the book)."""
+def number(value, digits: int = 3) -> str:
+    """A number as a reader wants it: integers (and integral floats) without decimals or exponent,
+    thousands separated from 10,000; other floats to ``digits`` significant digits, tiny ones in
+    short scientific form; NaN and None as an en dash; anything else unchanged."""
+    import math
+    import numbers
+
+    if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isnan(value)):
+        return "–"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return str(value)
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    if float(value).is_integer() and abs(value) < 1e15:
+        value = int(value)
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    if abs(value) >= 10 ** digits:
+        return f"{round(value):,}"
+    if abs(value) < 10 ** -(digits):
+        return f"{value:.1e}"
+    return f"{value:.{digits}g}"
+
+
+def readable(obj, digits: int = 3) -> str:
+    """Numbers inside dicts, lists and arrays written for reading (see :func:`number`):
+    ``{"1 head": np.float64(0.7912)}`` -> ``"1 head: 0.791"``; ``[0.25, 0.5]`` -> ``"[0.25, 0.5]"``."""
+    if isinstance(obj, Mapping):
+        return ", ".join(f"{key}: " + (f"({readable(value, digits)})" if isinstance(value, Mapping)
+                                         else readable(value, digits)) for key, value in obj.items())
+    if isinstance(obj, np.ndarray):
+        obj = obj.tolist()
+    if isinstance(obj, (list, tuple)):
+        return "[" + ", ".join(readable(value, digits) for value in obj) + "]"
+    return number(obj, digits)
+
+
+def table(frame, digits: int = 3, index: bool = True):
+    """A DataFrame (or Series) for the page: every number through :func:`number` (NaN as a
+    dash, integers as integers), the index kept or hidden. Returns a pandas ``Styler``, which
+    the book renders as a plain HTML table."""
     import pandas as pd
 
-    return pd.DataFrame([{c: r.get(c, "") for c in columns} for r in rows]).set_index(columns[0])
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame()
+    styler = frame.style.format(lambda v: number(v, digits)).format_index(lambda v: number(v, digits))
+    return styler if index else styler.hide(axis="index")
+
+
+def paper_vs_ours(rows: Sequence[Mapping], columns: Sequence[str] = ("quantity", "paper", "ours")):
+    """A "paper vs ours" table (see :func:`table`) with one row per quantity."""
+    import pandas as pd
+
+    return table(pd.DataFrame([{c: r.get(c, "") for c in columns} for r in rows]).set_index(columns[0]))
+
+
+def verdict_bars(counts: Mapping[str, Mapping[str, int]], ax=None):
+    """One horizontal bar per paper, split by verdict (colours of :data:`VERDICT_COLORS`);
+    ``counts`` maps a paper's short name to ``{verdict: count}``."""
+    ax = ax or plt.subplots(figsize=(PAGE_WIDTH, 0.45 * len(counts) + 1.0))[1]
+    names = list(counts)[::-1]
+    left = np.zeros(len(names))
+    for verdict, color in VERDICT_COLORS.items():
+        widths = np.array([counts[n].get(verdict, 0) for n in names], dtype=float)
+        bars = ax.barh(names, widths, left=left, color=color, label=verdict, height=0.6)
+        ax.bar_label(bars, labels=[str(int(w)) if w else "" for w in widths], label_type="center", color="white",
+                     fontsize=FONT_PT, fontweight="bold")
+        left += widths
+    ax.set_xlabel("claims")
+    ax.grid(axis="y", visible=False)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=len(VERDICT_COLORS))
+    return ax

@@ -48,3 +48,42 @@ def test_recorder_binds_paper_and_chapter_and_drops_reduced_only_at_paper_scale(
         record(ref="D", reduced="a", substitute="b", **common)
     with pytest.raises(ValueError, match="unknown paper"):
         claims.Recorder("nobody", "chapters/x")
+
+
+def test_report_card_table_puts_a_text_badge_first_and_links_each_claim(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path))
+    record = claims.Recorder("chen2024", "chapters/x", scale="default")
+    record(ref="Theorem 2", label="l2", statement="s | with a bar", paper_value="p", ours="o", passed=False)
+    table = claims.table_markdown(claims.collect())
+    rows = table.split("\n* - ")
+    assert rows[0].startswith("```{list-table}") and rows[1].startswith("verdict")
+    assert rows[2].startswith("{bdg-danger}`not reproduced`") and "{ref}`Theorem 2 <l2>` (default scale)" in rows[2]
+    assert not any(ord(ch) > 0x2000 for ch in table), "no emoji or symbol that needs a special font"
+
+
+def test_an_update_keeps_its_place_so_the_card_follows_the_chapter(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path))
+    record = claims.Recorder("chen2024", "chapters/x", scale="default")
+    common = dict(statement="s", paper_value="p", ours="o", label="x")
+    for ref in ("Theorem 5", "Figure 2a", "Theorem 1"):
+        record(ref=ref, passed=True, **common)
+    record(ref="Figure 2a", passed=False, **common)  # re-running one cell
+    assert [c.ref for c in claims.collect()] == ["Theorem 5", "Figure 2a", "Theorem 1"]
+
+
+def test_coverage_counts_the_papers_numbered_results_a_claim_speaks_to():
+    assert claims.covers("Props. 7-10") == {f"Proposition {i}" for i in range(7, 11)}
+    assert claims.covers("Figure 3 / Sec. 6.2") == {"Figure 3"}
+    assert claims.covers("Proposition 4, Lemma 2") == {"Proposition 4", "Lemma 2"}
+    assert claims.covers("Sec. 5.1 (Kruskal-rank test)") == set()
+    made = [claims.Claim(paper="chen2024", ref=ref, statement="", paper_value="", ours="", verdict=v, scale="default",
+                         chapter="c", label="l") for ref, v in (("Theorem 1", "reproduced"), ("Figures 5-6", "partly"))]
+    (row,) = claims.summary(made)
+    assert (row["reproduced"], row["partly"], row["not reproduced"]) == (1, 1, 0)
+    assert row["covered"] == ["Theorem 1", "Figure 5", "Figure 6"]
+    assert len(row["missing"]) == len(claims.RESULTS["chen2024"]) - 3
+
+
+def test_rounding_noise_does_not_change_a_claims_wording():
+    assert claims.below(2e-8) == claims.below(3e-8) == "< 1e-07"
+    assert claims.below(6e-7) == "< 1e-06" and claims.below(0.0) == "0"

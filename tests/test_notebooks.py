@@ -58,3 +58,34 @@ def test_table_of_contents_lists_existing_files_and_every_notebook():
         assert any((ROOT / f).with_suffix(s).exists() for s in (".md", ".ipynb")), f
     listed = {(ROOT / f).with_suffix(".ipynb") for f in files}
     assert set(NOTEBOOKS) <= listed, "a notebook is not in _toc.yml"
+
+
+def test_setup_cell_is_hidden_in_the_book_and_retries_a_failed_install():
+    import json
+
+    for nb in NOTEBOOKS:
+        cell = next(c for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+        assert {"setup", "remove-cell"} <= set(cell["metadata"].get("tags", [])), nb.name
+        source = "".join(cell["source"])
+        # the install is skipped only after it completed: the marker is written last
+        assert source.index(".installed\")") < source.index("pip") < source.rindex(".installed")
+
+
+DIRECTIVE = re.compile(r"```\{prf:(\w+)\}(.*)\n((?:# :.*\n)*)")
+
+
+def test_every_box_carries_the_papers_own_number():
+    """One numbering: sphinx-proof's book-wide counter is off (``:nonumber:``) and each box's title
+    starts with the number the paper (or, in chapter 0, the course) gives it."""
+    found = 0
+    for script in sorted((ROOT / "chapters").glob("[0-9]*/*.py")):
+        text = script.read_text()
+        for kind, title, options in DIRECTIVE.findall(text):
+            if kind == "proof":
+                continue
+            found += 1
+            assert ":nonumber:" in options, f"{script.name}: {kind} '{title.strip()}' needs :nonumber:"
+            assert re.match(r"\s*\d+(\.\d+)?\b", title), f"{script.name}: '{kind}{title}' must start with its number"
+        for target in re.findall(r"\{prf:ref\}`([^`]*)`", text):
+            assert "<" in target, f"{script.name}: {{prf:ref}}`{target}` needs explicit text (the box has no number)"
+    assert found >= 15

@@ -24,14 +24,17 @@
 # This chapter fixes the notation they share and tours the library `lib` that every chapter
 # uses. It runs in well under a minute on a laptop CPU.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -58,14 +61,16 @@ record = claims.Recorder(paper="course", chapter="chapters/00_tour/attention_tas
 # one row per token, $d$ the width (`d_model`). Each row is the sum or concatenation of a
 # token embedding and a **positional encoding** (none, one-hot, learned, or sinusoidal).
 #
-# ```{prf:definition} Attention layer
+# ```{prf:definition} 0.1 (attention layer)
 # :label: def-attention-layer
+# :nonumber:
 #
 # A layer with $m$ heads maps $h$ to $h + \operatorname{Attn}(h)$ (the **residual** connection; without it,
 # to $\operatorname{Attn}(h)$). Head $a$ scores destination (query) $i$ against source (key) $j$,
 #
-# $$ s^a_{ij} = c\,(h_i W^a_Q)\cdot(h_j W^a_K) \quad\text{or, with one bilinear matrix,}\quad s^a_{ij} = c\, h_i W^a_{QK} h_j^\top , $$
+# $$ s^a_{ij} = c\,(h_i W^a_Q)\cdot(h_j W^a_K) , $$
 #
+# or, with one bilinear matrix, $s^a_{ij} = c\, h_i W^a_{QK} h_j^\top$. The head
 # turns scores into weights $A^a_{ij}$ and outputs $z^a_i = \sum_j A^a_{ij}\, h_j W^a_V$. The weights are
 #
 # - **softmax**: $A^a_{ij} = e^{s^a_{ij}} / \sum_{j'} e^{s^a_{ij'}}$ (non-negative, rows sum to one);
@@ -139,8 +144,9 @@ for name in model.weight_names():
 # Here is the "naive" index-lookup construction that {cite}`bhattamishra2024separations`
 # (Sec. 3) mention before their width-$O(\log N)$ theorem.
 #
-# ```{prf:proposition} Index lookup with one-hot positions
+# ```{prf:proposition} 0.1 (index lookup with one-hot positions)
 # :label: prop-index-lookup-onehot
+# :nonumber:
 #
 # Let the residual stream of token $j$ be [token one-hot | position one-hot], of width $|V| + N + 1$.
 # One layer with one softmax head, whose bilinear score is $\beta$ from query `@p` to the key at
@@ -157,7 +163,7 @@ for name in model.weight_names():
 # input when $e^\beta < N-1$.
 # ```
 #
-# We check {prf:ref}`prop-index-lookup-onehot` on *every* input of a small instance and on a large
+# We check {prf:ref}`Proposition 0.1 <prop-index-lookup-onehot>` on *every* input of a small instance and on a large
 # random sample of a long one, and the threshold on both sides.
 
 # %%
@@ -180,7 +186,7 @@ print(f"all {len(everything)} inputs (N={small.length}): {acc_all:.4f}")
 print(f"{len(sample)} random inputs (N={long.length}): {acc_long:.4f}")
 print(f"beta = log(N-1) -/+ 0.01: {acc_below:.4f} / {acc_above:.4f}")
 assert acc_all == 1.0 and acc_long == 1.0 and acc_above == 1.0 and acc_below < 1.0
-record(ref="Prop. 0.1 (one-hot index lookup)", label="tour-construction",
+record(ref="Proposition 0.1 (one-hot index lookup)", label="tour-construction",
        statement="one softmax head with one-hot positions solves index lookup on every input when beta > log(N-1), not below",
        paper_value="100% above the threshold, <100% below", ours=f"{acc_above:.0%} above, {acc_below:.2%} below; "
        f"{acc_long:.0%} on {len(sample)} inputs at N={long.length}",
@@ -274,7 +280,7 @@ assert widest.accuracy.mean() > narrowest.accuracy.mean()
 
 # %%
 prov = sweep_result.provenance
-print({k: prov[k] for k in ("scale", "git_commit", "torch", "device", "created")})
+print(plots.readable({k: prov[k] for k in ("scale", "git_commit", "torch", "device", "created")}))
 print(f"lib files: {len(sweep_result.code['lib_files'])}, hash {sweep_result.code['lib_hash']}")
 print(f"{len(sweep_result.points)} points, {sweep_result.wall_s:.1f}s of compute")
 

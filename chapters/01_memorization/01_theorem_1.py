@@ -29,14 +29,17 @@
 # network (Prop. 3); the third tests the assumptions inside real (small) models; the last one
 # trains the layer and measures how much it memorizes.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -53,7 +56,7 @@ from lib.models import build_model
 from lib.papers.mahdavi2024 import construction as mem
 from lib.papers.mahdavi2024 import kruskal
 from lib.papers.mahdavi2024.data import relu_hard_data
-from lib.plots import use_style
+from lib.plots import legend_outside, readable, table, use_style
 from lib.tasks.random_labels import as_sequences, contexts, queries, query_context_data
 
 use_style()
@@ -70,9 +73,10 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # reads out:
 #
 # $$
-# \alpha_h = E W_{K,h} W_{Q,h}^\top e,\quad \theta_h = \mathrm{softmax}(\alpha_h),\quad
-# z_h = E^\top \theta_h,\quad p_h = W_{V,h}^\top z_h,\quad o = W_O^\top [p_1; \dots; p_H],\quad
-# \hat y = W_D^\top o .
+# \begin{aligned}
+# \alpha_h &= E W_{K,h} W_{Q,h}^\top e, & \theta_h &= \mathrm{softmax}(\alpha_h), & z_h &= E^\top \theta_h,\\
+# p_h &= W_{V,h}^\top z_h, & o &= W_O^\top [p_1; \dots; p_H], & \hat y &= W_D^\top o .
+# \end{aligned}
 # $$
 #
 # Each head outputs a convex combination of the context tokens. With a skip connection
@@ -134,7 +138,7 @@ vectors[2] = vectors[0] + vectors[1]
 exact_after = kruskal.kruskal_rank(vectors)
 rates = {k: kruskal.kruskal_pass_rate(vectors, k, trials=5000, seed=1) for k in range(1, 6)}
 print(f"exact Kruskal rank: {exact_before} before planting, {exact_after} after")
-print("randomized pass rate by k:", {k: round(v, 4) for k, v in rates.items()})
+print("randomized pass rate by k:", readable(rates, 4))
 fooled = rates[3] >= kruskal.PASS_RULE
 print(f"the 99% rule declares Kruskal rank >= 3: {fooled} (the truth is {exact_after})")
 assert exact_before == 5 and exact_after == 2 and fooled
@@ -143,7 +147,7 @@ same = np.ones((200, 16))  # identical queries (e.g. a [CLS] token before any la
 uniform = query_context_data(500, 8, 16, seed=0)
 report = kruskal.assumption_report(queries(uniform), contexts(uniform), trials=2000)
 print(f"identical queries, k = 2: pass rate {kruskal.kruskal_pass_rate(same, 2, trials=500):.2f}")
-print("uniform queries and shared context (n = 8, d = 16):", {k: round(v, 3) for k, v in report.items()})
+print("uniform queries and shared context (n = 8, d = 16):", readable(report))
 assert kruskal.kruskal_pass_rate(same, 2, trials=500) == 0.0
 assert kruskal.holds(report["assumption_1"]) and kruskal.holds(report["general_position"])
 assert kruskal.holds(report["assumption_2"], all_=True)
@@ -157,8 +161,9 @@ record(ref="Sec. 5.1 (Kruskal-rank test)", label="mem-assumptions",
 # (mem-thm-1)=
 # ## Theorem 1, constructed
 #
-# ```{prf:theorem} Mahdavi et al., Theorem 1
+# ```{prf:theorem} 1 (Mahdavi et al.)
 # :label: mem-thm1
+# :nonumber:
 #
 # Let the training set have context size $n < d$ and satisfy Assumptions 1 and 2, let
 # $d_v \ge d_{out}$ and $r = \min(n, d_h)$. If $T \le H(r-1)+1$, there are weights with which the
@@ -182,14 +187,14 @@ record(ref="Sec. 5.1 (Kruskal-rank test)", label="mem-assumptions",
 d, n, H = 64, 32, 8
 T = mem.rank_bound(H, n, d)
 paper_size = mem.check_theorem_1(query_context_data(T, n, d, seed=1, dtype=torch.float64), H, d)
-pd.Series(paper_size).to_frame("d=64, n=32, H=8, shared context")
+table(pd.Series(paper_size).to_frame("d=64, n=32, H=8, shared context"))
 
 # %%
 assert mem.theorem_1_holds(paper_size, d)
 record(ref="Theorem 1", label="mem-thm-1",
        statement="one H-head layer memorizes any labels of T = H(min(n,d_h)-1)+1 examples under Asm. 1-2",
        paper_value="exists (proof)", ours=f"built: T={T} at d=64, n=32, H=8, max error "
-       f"{paper_size['max |y_hat - y|']:.0e}, rank Z = {paper_size['rank Z']}",
+       f"{claims.below(paper_size['max |y_hat - y|'])}, rank Z = {paper_size['rank Z']}",
        passed=mem.theorem_1_holds(paper_size, d))
 
 # %% [markdown]
@@ -241,7 +246,7 @@ if scale.current() != "smoke":
     cases["larger: d=128, n=64, H=12"] = (query_context_data(757, 64, 128, seed=7, dtype=torch.float64), 12, 128, {})
 variants = {name: mem.check_theorem_1(b, h, dh, **kw) for name, (b, h, dh, kw) in cases.items()}
 variant_table = pd.DataFrame(variants).T
-variant_table
+table(variant_table)
 
 # %%
 variants_ok = {name: mem.theorem_1_holds(variants[name], cases[name][2]) for name in cases}
@@ -250,7 +255,7 @@ record(ref="Theorem 1 (variants)", label="mem-thm-1",
        statement="the construction for d_h < n, per-example contexts, d_out > 1, the skip connection "
                  "(App. C), Prop. 3's data, and (default scale) at d=128, n=64, H=12",
        paper_value="exists (proof)", ours=f"{sum(variants_ok.values())}/{len(variants_ok)} variants exact "
-       f"(max error {variant_table['max |y_hat - y|'].max():.0e})", passed=all(variants_ok.values()))
+       f"(max error {claims.below(variant_table['max |y_hat - y|'].max())})", passed=all(variants_ok.values()))
 
 # %% [markdown]
 # Note the condition numbers: with a shared context $Z$ is badly conditioned (about $10^5$ at the
@@ -280,8 +285,9 @@ record(ref="Remark 1", label="mem-thm-1",
 # (mem-lemmas)=
 # ## Lemmas 3 and 4: saturation by design
 #
-# ```{prf:lemma} Lemmas 3 and 4
+# ```{prf:lemma} 3 and Lemma 4 (Mahdavi et al.)
 # :label: mem-lemma-34
+# :nonumber:
 #
 # Given queries of Kruskal rank at least $n$ and a group of $m < n$ of them, there is a rank-one
 # $W^+$ with $E^{(t)}W^+e^{(t)} = 0$ on the group and pairwise-distinct logits
@@ -321,7 +327,7 @@ ax.set_xscale("log")
 ax.set_xlabel("c")
 ax.set_ylabel("distance")
 ax.set_title("Lemma 4: softmax saturation of head 2 (d=64, n=32)")
-ax.legend(fontsize="small", frameon=False)
+legend_outside(ax)
 plt.show()
 print(f"W+ rank {np.linalg.matrix_rank(W_plus)}; |W+ logits| on its own group <= {np.abs(plus_logits[own]).max():.1e}; "
       f"smallest top-2 gap on earlier examples {np.min(sorted_plus[:, -1] - sorted_plus[:, -2]):.2e}")
@@ -341,8 +347,8 @@ lemma_ok = (np.linalg.matrix_rank(W_plus) == 1 and np.abs(plus_logits[own]).max(
 assert lemma_ok
 record(ref="Lemmas 3-4", label="mem-lemmas",
        statement="a rank-one W+ vanishing on a head's group saturates the softmax of all other examples",
-       paper_value="limit c -> infinity", ours=f"distance to one-hot {distance[0]:.1e} -> {distance[-1]:.0e} "
-       f"as c grows 1000x; own group unchanged ({own_drift.max():.0e})", passed=lemma_ok)
+       paper_value="limit c -> infinity", ours=f"distance to one-hot {distance[0]:.1e} -> {claims.below(distance[-1])} "
+       f"as c grows 1000x; own group unchanged (drift {claims.below(own_drift.max())})", passed=lemma_ok)
 
 # %% [markdown]
 # Saturation is what makes the construction work, and it also says how far it can go: the

@@ -27,14 +27,17 @@
 # and a two-layer ReLU network with as many parameters memorizes the same order on Prop. 3's
 # data.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -49,7 +52,7 @@ from lib import claims
 from lib.papers.mahdavi2024 import construction as mem
 from lib.papers.mahdavi2024.bounds import random_ranks, relu_capacity
 from lib.papers.mahdavi2024.data import relu_hard_data
-from lib.plots import use_style
+from lib.plots import table, use_style
 from lib.tasks.random_labels import contexts, queries, query_context_data
 
 use_style()
@@ -59,8 +62,9 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # (mem-tightness)=
 # ## Proposition 2: with a shared context the rank bound is tight
 #
-# ```{prf:proposition} Mahdavi et al., Proposition 2
+# ```{prf:proposition} 2 (Mahdavi et al.)
 # :label: mem-prop2
+# :nonumber:
 #
 # If every example has the same context $E$, then for **any** key/query weights
 # $\mathrm{rank}(Z) \le H(n-1)+1$.
@@ -84,7 +88,7 @@ for scale_ in (0.3, 1.0, 10.0):
         rows.append({"context": name, "weight scale": scale_, "min rank Z": r_.min(), "max rank Z": r_.max()})
 prop2 = pd.DataFrame(rows)
 print(f"T = {T_big}, H = {H}, n = {n}, d = {d}: H(n-1)+1 = {cap}, Hd = {H * d}")
-prop2
+table(prop2)
 
 # %%
 max_shared = prop2[prop2.context == "shared"]["max rank Z"].max()
@@ -123,15 +127,16 @@ for d_head in (1, 2, 4, 8, 16):
         ranks_.append(np.linalg.matrix_rank(Z))
     cond_rows.append({"d_h": d_head, "rank Z (max)": max(ranks_), "sigma_(H(n-1)+1) (median)": np.median(smallest)})
 conditioning = pd.DataFrame(cond_rows)
-conditioning
+table(conditioning)
 
 # %%
 assert conditioning["rank Z (max)"].eq(cap).all()
 assert conditioning["sigma_(H(n-1)+1) (median)"].iloc[-1] > 10 * conditioning["sigma_(H(n-1)+1) (median)"].iloc[0]
 
 # %% [markdown]
-# ```{prf:proposition} Mahdavi et al., Proposition 5 (Appendix I)
+# ```{prf:proposition} 5 (Mahdavi et al., Appendix I)
 # :label: mem-prop5
+# :nonumber:
 #
 # If every context token has the same coordinate sum, $\mathbf{1}^\top e_i^{(t)} = C$, then
 # for any key/query weights (with $d_h = d$, $d_v = 1$) $\mathrm{rank}(Z) \le H(d-1)+1$, even in
@@ -164,8 +169,9 @@ record(ref="Proposition 5", label="mem-tightness",
 # (mem-relu)=
 # ## Proposition 3: a two-layer ReLU network of the same size memorizes less
 #
-# ```{prf:proposition} Mahdavi et al., Proposition 3
+# ```{prf:proposition} 3 (Mahdavi et al.)
 # :label: mem-prop3
+# :nonumber:
 #
 # There are datasets with context size $n < d$ that satisfy Assumptions 1 and 2 on which a
 # two-layer ReLU network with $m$ hidden units, fed the flattened input
@@ -191,7 +197,7 @@ for H in (1, 5, 10, 20, 40):
     rows.append({"H": H, "attention parameters": attention_params, "ReLU hidden units m": m,
                  "ReLU memorizes at most": int(relu_capacity(n, m)), "attention memorizes at least": mem.rank_bound(H, n)})
 prop3 = pd.DataFrame(rows)
-prop3
+table(prop3)
 
 # %%
 prop3["ReLU / attention"] = prop3["ReLU memorizes at most"] / prop3["attention memorizes at least"]

@@ -29,14 +29,17 @@
 # runs the same tests on **substitutes**, labelled as such: small transformers of the course's
 # shared model on scikit-learn's digits and on the English help texts bundled with Python.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -52,7 +55,7 @@ from lib import claims, scale
 from lib.models import AttentionConfig, build_model
 from lib.papers.mahdavi2024 import assumptions as A
 from lib.papers.mahdavi2024 import kruskal
-from lib.plots import stamp, use_style
+from lib.plots import legend_outside, readable, stamp, table, use_style
 from lib.tasks.random_labels import query_context_data
 
 use_style()
@@ -64,8 +67,9 @@ print(f"{TRIALS} draws per Kruskal test")
 # (mem-prop4)=
 # ## Proposition 4: one trivial attention layer repairs Assumption 1
 #
-# ```{prf:proposition} Mahdavi et al., Proposition 4 and Lemma 2
+# ```{prf:proposition} 4 and Lemma 2 (Mahdavi et al.)
 # :label: mem-prop4
+# :nonumber:
 #
 # Let $\mathcal{A}_0$ be a one-head self-attention layer with a skip connection, $d_v = d$,
 # $W_K = W_Q = 0$ and $W_V = W_O = I$. If the data satisfy Assumptions 2 and 3, the layer's
@@ -96,7 +100,7 @@ before_report = kruskal.assumption_report(x[:, 0], x[:, 1:], trials=TRIALS)
 after_report = kruskal.assumption_report(after[:, 0], after[:, 1:], trials=TRIALS)
 mean_token = x[:, 1:].mean(1, keepdim=True).numpy()
 lemma_2 = np.abs(after[:, 1:] - (x[:, 1:].numpy() + mean_token)).max()
-pd.DataFrame({"input": before_report, "after A0": after_report}).round(3)
+table(pd.DataFrame({"input": before_report, "after A0": after_report}))
 
 # %%
 prop4_ok = (not kruskal.holds(before_report["assumption_1"]) and kruskal.holds(before_report["assumption_3"])
@@ -141,7 +145,7 @@ PAPER_TABLE_1 = {"Embedding": (False, False, True), "Random Attention (+skip)": 
                  "Random ViT, block 1": (False, True, True), "Trained ViT (ours), block 1": (False, True, True)}
 
 table_1 = A.verdict_table(reports, PAPER_TABLE_1, assumption_3=True)
-table_1
+table(table_1)
 
 # %% [markdown]
 # The official code's ViT notebook prints the raw pass rates behind the paper's check marks
@@ -200,7 +204,7 @@ ax.axhline(kruskal.PASS_RULE, color="0.5", linestyle=":", linewidth=1)
 ax.set_xlabel("Kruskal rank candidate k")
 ax.set_ylabel("satisfied fraction")
 ax.set_title("Figure 1 (substitute: digits, small ViT)")
-ax.legend(fontsize="small", frameon=False)
+legend_outside(ax)
 stamp(ax, f"scale={scale.current()} · {min(TRIALS, 2000)} draws per k · computed live")
 plt.show()
 print(f"largest k passing the 99% rule: {largest} (n = 17, d = 64)")
@@ -238,7 +242,7 @@ for kind, query in (("gpt", -1), ("bert", 0)):
         for layer_index, states in enumerate(A.hidden_states(model, probe_x)):
             lm_reports[(kind.upper() + "-like", label, f"L{layer_index}")] = A.layer_report(states, query=query,
                                                                                           trials=TRIALS)
-print("training accuracy (next byte / masked byte):", {k: round(v, 3) for k, v in lm_notes.items()})
+print("training accuracy (next byte / masked byte):", readable(lm_notes))
 
 PAPER_TABLE_3 = {  # (Gen. Pos., Asm. 1, Asm. 2) of the paper's Table 3
     ("GPT-like", "Random", "L0"): (False, False, True), ("GPT-like", "Random", "L1"): (False, True, True),
@@ -247,7 +251,7 @@ PAPER_TABLE_3 = {  # (Gen. Pos., Asm. 1, Asm. 2) of the paper's Table 3
     ("BERT-like", "Trained", "L0"): (False, False, True), ("BERT-like", "Trained", "L1"): (False, False, True),
 }
 table_3 = A.verdict_table(lm_reports, PAPER_TABLE_3)
-table_3
+table(table_3)
 
 # %%
 cells = {key: verdicts for key, (verdicts, _) in A.agreement(lm_reports, PAPER_TABLE_3).items()}

@@ -26,14 +26,17 @@
 # for the softmax saturation the proof relies on (Figure 3), and repeat with per-example contexts
 # (Figure 4) and with real-valued labels (Figure 5).
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -48,7 +51,7 @@ from lib import claims, scale
 from lib.papers.mahdavi2024 import sweeps
 from lib.papers.mahdavi2024.construction import rank_bound
 from lib.papers.mahdavi2024.training import linear_fit
-from lib.plots import paper_vs_ours, stamp, sweep, use_style
+from lib.plots import legend_outside, panels, paper_vs_ours, readable, stamp, sweep, table, use_style
 
 use_style()
 record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/04_training")
@@ -85,8 +88,9 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 
 # %%
 results = {name: s.result(device=device) for name, s in sweeps.SWEEPS.items()}
-pd.DataFrame([{"experiment": r.name, "scale": r.scale, "points": len(r.points), "config": r.config,
-               "CPU/GPU seconds": round(r.wall_s)} for r in results.values()]).set_index("experiment")
+table(pd.DataFrame([{"sweep": name, "scale": r.scale, "points": len(r.points), "seeds": len(r.config["seeds"]),
+                     "settings": readable({k: v for k, v in r.config.items() if k != "seeds"}),
+                     "wall time (s)": r.wall_s} for name, r in results.items()]).set_index("sweep"))
 
 # %% [markdown]
 # (mem-fig2)=
@@ -98,16 +102,15 @@ pd.DataFrame([{"experiment": r.name, "scale": r.scale, "points": len(r.points), 
 # non-saturated part of every curve; monotone in $n$; monotone in $d_h$ while $d_h \le n$.
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+fig, axes = panels(3, ncols=1, height=2.1)
 for ax, (name, key, label) in zip(axes, (("fig2a", "H", "heads H"), ("fig2b", "n", "context size n"),
                                           ("fig2c", "d_h", "head size d_h"))):
     xs, acc = sweeps.series(results[name], key, "acc")
     sweep(xs, acc, ax=ax, xlabel=label, ylabel="training accuracy", title=f"Figure 2{name[-1]}")
-    stamp(ax, results[name].label())
-axes[1].axhline(0, alpha=0)
 n_fixed = results["fig2c"].grid[0]["n"]
 axes[2].axvline(n_fixed, color="0.5", linestyle=":", label=f"d_h = n = {n_fixed}")
-axes[2].legend(fontsize="small", frameon=False)
+legend_outside(axes[2])
+stamp(fig, "; ".join(results[name].label() for name in ("fig2a", "fig2b", "fig2c")))
 plt.show()
 
 # %% [markdown]
@@ -125,7 +128,7 @@ for group, arr in acc.items():
     if keep.sum() >= 3:
         fits[group] = {"points": int(keep.sum()), **linear_fit(np.array(xs)[keep], T * mean[keep])}
 fit_table = pd.DataFrame(fits).T
-fit_table
+table(fit_table)
 
 # %%
 r2_min = fit_table["r2"].min() if len(fit_table) else float("nan")
@@ -148,7 +151,7 @@ for m in sweeps.points(results["fig2b"], n=1):  # n = 1 with a shared context: e
     majority[m.point["T"]] = max(m.acc)
 monotone_n = all(np.all(np.diff(m) >= -0.03) for m in means_n.values())
 rises_n = all(m[-1] >= m[0] + 0.1 for m in means_n.values())
-print("seed means by n:", {g: np.round(m, 2).tolist() for g, m in means_n.items()})
+print("seed means by n:", readable(means_n, 2))
 print("n = 1 (constant output, at most the majority-class frequency):", majority)
 fig2b_ok = monotone_n and rises_n
 assert fig2b_ok
@@ -166,7 +169,7 @@ at = dict(zip(xs_d, mean_d))
 below = [v for v in xs_d if v <= n_fixed]
 rises_d = at[below[-1]] >= at[below[0]] + 0.1
 flat_after = all(abs(at[v] - at[below[-1]]) <= 0.05 for v in xs_d if v > n_fixed)
-print(f"{group_d}: accuracy by d_h {dict(zip(xs_d, np.round(mean_d, 3)))}; n = {n_fixed}")
+print(f"{group_d}: accuracy by d_h {readable(dict(zip(xs_d, mean_d)))}; n = {n_fixed}")
 fig2c_ok = rises_d and flat_after
 # The d_h effect is the weakest of the three (the notes saw it non-monotone with few seeds and
 # steps); at smoke scale (2 seeds, 400 steps, T = 60) it is within the noise, so it is asserted
@@ -191,31 +194,32 @@ record(ref="Figure 2c", label="mem-fig2",
 
 # %%
 sat = results["fig3"]
-fig, axes = plt.subplots(len(sat.points), 3, figsize=(13, 3.2 * len(sat.points)), squeeze=False)
+fig, axes = panels(3 * len(sat.points), ncols=3, height=2.2)
 sat_rows = []
-for row, m in zip(axes, sweeps.points(sat)):
+for row, m in zip(np.reshape(axes, (-1, 3)), sweeps.points(sat)):
     H, T = m.point["H"], m.point["T"]
     top = m.max_coefficient  # (T, H)
     row[0].imshow((top[:20] > 0.99).T, cmap="Greys", vmin=0, vmax=1, aspect="auto")
-    row[0].set_xlabel("example")
+    row[0].set_xlabel("example (first 20)")
     row[0].set_ylabel("head")
-    row[0].set_title(f"H={H}, T={T}: saturated (black), first 20 examples")
+    row[0].set_title(f"H={H}, T={T}: saturated (black)")
+    row[1].set_title("per example")
+    row[2].set_title("all (head, example) pairs")
     row[1].bar(range(H + 1), m.saturation["saturated_heads_hist"])
-    row[1].set_xlabel("saturated heads per example")
+    row[1].set_xlabel("saturated heads")
     row[1].set_ylabel("examples")
     row[2].hist(top.ravel(), bins=40, range=(0, 1))
-    row[2].set_xlabel("largest softmax coefficient (head, example)")
+    row[2].set_xlabel("largest softmax coeff.")
     row[2].set_ylabel("count")
-    stamp(row[0], sat.label())
     sat_rows.append({"H": H, "T": T, "H(n-1)+1": rank_bound(H, m.point["n"]),
                      "train accuracy": np.mean(m.acc),
                      "saturated (head, example) pairs": m.saturation["saturated_fraction"],
                      "examples with a non-saturated head": m.saturation["examples_with_free_head"],
                      "median largest coefficient": float(np.median(top))})
-plt.tight_layout()
+stamp(fig, sat.label())
 plt.show()
 sat_table = pd.DataFrame(sat_rows)
-sat_table
+table(sat_table)
 
 # %%
 fitted = bool((sat_table["train accuracy"] == 1.0).all())
@@ -259,15 +263,14 @@ record(ref="Sec. 6 (what is tight)", label="mem-discussion",
 # the dependence on $n$ weakens, suggesting $H(d-1)+1$ as the relevant count.
 
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(16, 3.4))
-panels = (("fig4_heads", "H", "acc", False), ("fig4_context", "n", "acc", False),
-          ("fig4_reg_heads", "H", "mse", True), ("fig4_reg_context", "n", "mse", True))
-for ax, (name, key, value, logy) in zip(axes, panels):
+fig4_panels = (("fig4_heads", "H", "acc", False), ("fig4_context", "n", "acc", False),
+               ("fig4_reg_heads", "H", "mse", True), ("fig4_reg_context", "n", "mse", True))
+fig, axes = panels(len(fig4_panels), ncols=1, height=2.0)
+for ax, (name, key, value, logy) in zip(axes, fig4_panels):
     xs_, vals = sweeps.series(results[name], key, value)
     sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training accuracy" if value == "acc" else "training MSE",
           logy=logy, title=f"Fig. 4: {'classes' if value == 'acc' else 'regression'} vs {key}")
-    stamp(ax, results[name].label())
-plt.tight_layout()
+stamp(fig, "; ".join(results[name].label() for name, *_ in fig4_panels))
 plt.show()
 
 # %%
@@ -280,8 +283,8 @@ n1 = [float(np.mean(m.acc)) for m in sweeps.points(results["fig4_context"], n=1)
 xs_h4, acc_h4 = sweeps.series(results["fig4_heads"], "H", "acc")
 fig4_ok = bool((compare["per-example"] >= compare["shared"] - 0.02).all() and min(n1) > 0.1
                and all(np.all(np.diff(a.mean(1)) >= -0.03) for a in acc_h4.values()))
-print(compare.round(3).to_string(index=False))
-print(f"n = 1 with per-example contexts: accuracy {np.round(n1, 2).tolist()} (shared: the majority class)")
+display(table(compare, index=False))
+print(f"n = 1 with per-example contexts: accuracy {readable(n1, 2)} (shared: the majority class)")
 assert fig4_ok
 record(ref="Figure 4", label="mem-fig4",
        statement="per-example (general-position) contexts: still increasing in H, n matters less, "
@@ -298,14 +301,13 @@ record(ref="Figure 4", label="mem-fig4",
 # training MSE, on a log scale. The paper: the same monotone trends in $H$ and $n$.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+fig, axes = panels(2, ncols=1, height=2.1)
 mse_means = {}
 for ax, (name, key) in zip(axes, (("fig5_heads", "H"), ("fig5_context", "n"))):
     xs_, vals = sweeps.series(results[name], key, "mse")
     mse_means[name] = (xs_, {g: a.mean(1) for g, a in vals.items()})
     sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training MSE", logy=True, title=f"Figure 5: MSE vs {key}")
-    stamp(ax, results[name].label())
-plt.tight_layout()
+stamp(fig, "; ".join(results[name].label() for name in ("fig5_heads", "fig5_context")))
 plt.show()
 
 # %% [markdown]
@@ -325,8 +327,8 @@ for name, key in (("fig5_heads", "H"), ("fig5_context", "n")):
     median = {g: np.median(np.maximum(a, floor), axis=1) for g, a in per_seed.items()}
     decreasing &= all(np.all(np.diff(np.log10(m)) <= 0.3) for m in median.values())
     drop.update({f"{key}, {g}": m[0] / m[-1] for g, m in median.items()})
-    print(f"median MSE by {key} (fitted = floor):", {g: [f"{v:.1e}" for v in m] for g, m in median.items()})
-print("median MSE at the smallest / the largest value:", {g: f"{v:.0f}x" for g, v in drop.items()})
+    print(f"median MSE by {key} (fitted = floor):", readable(median, 2))
+print("median MSE at the smallest / the largest value:", ", ".join(f"{g}: {v:,.0f}x" for g, v in drop.items()))
 fig5_ok = decreasing and min(drop.values()) >= 10
 learned = min(m.mse.min() for m in sweeps.points(results["fig5_heads"])) < label_var / 2
 # At smoke scale (400 full-batch steps, T = 40) regression shows no trend yet: with so few steps

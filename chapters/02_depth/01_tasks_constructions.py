@@ -26,14 +26,17 @@
 # model, then every positive theorem as a model with explicit weights, checked on the whole
 # task. The next chapter shows why one layer is not enough; the last one trains the models.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -43,13 +46,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from lib import claims, scale
+from lib import claims, plots, scale
 from lib.constructions.weights import last_column
 from lib.models import accuracy, build_model
 from lib.papers.chen2024 import constructions as build
 from lib.papers.chen2024 import softmax as build_softmax
 from lib.papers.chen2024.examples import table_1
-from lib.plots import attention_map, use_style
+from lib.plots import attention_map, table, use_style
 from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
 from lib.tasks.templates import all_templates
 
@@ -159,8 +162,9 @@ print("Lemma 1: the attention pattern equals the chosen alpha on 5 random inputs
 # (depth-thm1)=
 # ## Theorem 1: one layer memorizes
 #
-# ```{prf:theorem} Chen & Zou, Theorem 1
+# ```{prf:theorem} 1 (Chen & Zou)
 # :label: cz-thm-1
+# :nonumber:
 #
 # For any sequence-classification dataset with token dimension $d$ and length $n$ (CLS
 # included) there is a one-layer transformer with $n$ heads and $d' = \max\{nd, d+n\}$ that
@@ -196,8 +200,9 @@ record(ref="Theorem 1", label="depth-thm1",
 # (depth-thm3)=
 # ## Theorem 3: two layers reason (copy, then match)
 #
-# ```{prf:theorem} Chen & Zou, Theorem 3
+# ```{prf:theorem} 3 (Chen & Zou)
 # :label: cz-thm-3
+# :nonumber:
 #
 # For in-context question answering with $k$ pairs ($n = 3k+2$) there is a two-layer transformer
 # with one head and $d' = d + n$ that answers every example correctly.
@@ -231,20 +236,20 @@ toy_task, toy_batch = table_1()["Reasoning"]
 toy_model = build.in_context_qa(toy_task)
 cache = {}
 toy_model(toy_batch.x[:1], cache=cache)
-fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
+fig, axes = plots.panels(2, height=3.1)
 tokens = toy_task.vocab.decode(toy_batch.x[0])
 for layer, ax in enumerate(axes):
     attention_map(cache[f"layers.{layer}.attn.pattern"][0, 0], tokens=tokens, ax=ax,
                   title=f"constructed layer {layer + 1}")
-plt.tight_layout()
 plt.show()
 
 # %% [markdown]
 # (depth-thm5)=
 # ## Theorem 5: two layers generalize (parse, then map)
 #
-# ```{prf:theorem} Chen & Zou, Theorem 5
+# ```{prf:theorem} 5 (Chen & Zou)
 # :label: cz-thm-5
+# :nonumber:
 #
 # For template matching with templates of length $l$ ($n = l + 1$) there is a two-layer
 # transformer with one head and $d' = d + n$ that classifies every sequence by its template.
@@ -292,8 +297,9 @@ assert torch.equal(T.round().int(), torch.tensor([[2, 0, 1, 0], [0, 2, 0, 0], [1
 # (depth-thm6)=
 # ## Theorem 6: three layers generalize in context
 #
-# ```{prf:theorem} Chen & Zou, Theorem 6
+# ```{prf:theorem} 6 (Chen & Zou)
 # :label: cz-thm-6
+# :nonumber:
 #
 # For in-context template matching with templates of length $l$ and $k$ examples
 # ($n = k(l+2) + l + 1$) there is a three-layer transformer with $2l$ heads and
@@ -347,7 +353,7 @@ cases = {"Theorem 1 (Table 1)": (build.memorization(table_sc), table_sc.enumerat
 softmax_acc = {name: [accuracy(build_softmax.with_attention(m, "softmax", b), data) for b in betas]
                for name, (m, data) in cases.items()}
 display_table = pd.DataFrame(softmax_acc, index=pd.Index(betas, name="beta")).T.round(3)
-display_table
+table(display_table)
 
 # %%
 exact_from = {name: build_softmax.exact_from(betas, accs) for name, accs in softmax_acc.items()}
@@ -395,7 +401,7 @@ ictm_soft = {"l=2, k=2 (all 648)": (small_ictm, small_ictm.enumerate()),
                                                                                        paper=10_000), seed=5))}
 ictm_soft_acc = {name: [accuracy(build_softmax.in_context_template_matching_softmax(t, b), data)
                         for b in soft_betas] for name, (t, data) in ictm_soft.items()}
-pd.DataFrame(ictm_soft_acc, index=pd.Index(soft_betas, name="beta")).T.round(3)
+table(pd.DataFrame(ictm_soft_acc, index=pd.Index(soft_betas, name="beta")).T)
 
 # %%
 ictm_exact_from = {name: build_softmax.exact_from(soft_betas, accs) for name, accs in ictm_soft_acc.items()}

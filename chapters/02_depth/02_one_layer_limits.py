@@ -26,14 +26,17 @@
 # numerically, exhibits the inputs a one-layer model must get wrong, and trains one-layer models
 # of growing width and head count next to two-layer ones.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -60,8 +63,9 @@ record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/02_one_lay
 # (depth-dependence)=
 # ## Dependent sequences (Sec. 11)
 #
-# ```{prf:definition} Dependent sequences (Chen & Zou, Def. 3)
+# ```{prf:definition} 3 (Chen & Zou): dependent sequences
 # :label: cz-def-dependent
+# :nonumber:
 #
 # Sequences $X^{(0)}, \dots, X^{(N-1)}$ that end with the same token are *dependent* if there are
 # integers $\lambda_i$, not all zero, such that at every position the tokens of the sequences with
@@ -69,8 +73,9 @@ record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/02_one_lay
 # counted $-\lambda_i$ times.
 # ```
 #
-# ```{prf:proposition} Chen & Zou, Props. 7-10
+# ```{prf:proposition} 7 to 10 (Chen & Zou)
 # :label: cz-prop-dependence
+# :nonumber:
 #
 # For dependent sequences and any one-layer ReLU transformer (any number of heads),
 # $\sum_i \lambda_i\, o(X^{(i)}) = 0$. For one softmax head, $\sum_i \lambda_i Z_i\, o(X^{(i)}) = 0$ with
@@ -109,7 +114,7 @@ for heads in (1, 2, 4, 16):
         rows.append({"attention": attention, "heads": heads, "reasoning toy": worst_qa, "template toy": worst_tm,
                      "reasoning toy, Z-weighted": worst_z if attention == "softmax" and heads == 1 else np.nan})
 identity = pd.DataFrame(rows)
-identity.style.format("{:.1e}", subset=["reasoning toy", "template toy", "reasoning toy, Z-weighted"])
+identity.style.format("{:.1e}", subset=["reasoning toy", "template toy", "reasoning toy, Z-weighted"], na_rep="–")
 
 # %%
 relu_max = identity[identity.attention == "relu"][["reasoning toy", "template toy"]].to_numpy().max()
@@ -121,15 +126,16 @@ identity_ok = relu_max < 1e-12 and soft1["reasoning toy, Z-weighted"] < 1e-12 an
 assert identity_ok
 record(ref="Props. 7-10", label="depth-dependence",
        statement="dependent inputs give linearly dependent one-layer outputs (ReLU any heads; softmax 1 head, Z-weighted)",
-       paper_value="exactly 0", ours=f"<= {max(relu_max, soft1['reasoning toy, Z-weighted']):.0e} (float64); "
+       paper_value="exactly 0", ours=f"{claims.below(max(relu_max, soft1['reasoning toy, Z-weighted']))} (float64); "
        f"multi-head softmax: {soft_multi:.0e} (open in the paper)", passed=identity_ok)
 
 # %% [markdown]
 # (depth-thm2)=
 # ## Theorem 2: one layer cannot reason
 #
-# ```{prf:theorem} Chen & Zou, Theorem 2
+# ```{prf:theorem} 2 (Chen & Zou)
 # :label: cz-thm-2
+# :nonumber:
 #
 # For any one-layer transformer, with any number of heads, there is an in-context QA example it
 # answers wrongly.
@@ -137,7 +143,7 @@ record(ref="Props. 7-10", label="depth-dependence",
 #
 # ```{prf:proof}
 # Let $D_i = o_i[x] - o_i[y]$ on the four sequences above. Answering all four correctly needs
-# $D_0, D_1 > 0 > D_2, D_3$, but {prf:ref}`cz-prop-dependence` gives $D_0 + D_1 = D_2 + D_3$.
+# $D_0, D_1 > 0 > D_2, D_3$, but {prf:ref}`Propositions 7 to 10 <cz-prop-dependence>` gives $D_0 + D_1 = D_2 + D_3$.
 # So at most three of the four are right.
 # ```
 #
@@ -182,8 +188,9 @@ record(ref="Theorem 2", label="depth-thm2",
 # (depth-thm4)=
 # ## Theorem 4: one layer cannot generalize
 #
-# ```{prf:theorem} Chen & Zou, Theorem 4
+# ```{prf:theorem} 4 (Chen & Zou)
 # :label: cz-thm-4
+# :nonumber:
 #
 # For any one-layer transformer and any two templates with different labels, some sequence of
 # one of them is misclassified.
@@ -202,7 +209,7 @@ for label, (layers, heads) in {"1 layer, 1 head": (1, 1), "1 layer, 16 heads": (
     config = paper_config(tm_task, layers, heads).replace(init_std=0.3)
     run = train(config, seeds, fit, tm_toy, {"train": tm_toy}, dtype=torch.float64, progress=False)
     tm_fit[label] = [strict_accuracy(run.model(k), tm_toy) for k in range(len(seeds))]
-    print(f"{label:18s} strict accuracy per seed: {np.round(tm_fit[label], 3).tolist()}")
+    print(f"{label:18s} strict accuracy per seed: {plots.readable(tm_fit[label])}")
 tm_one = max(max(tm_fit["1 layer, 1 head"]), max(tm_fit["1 layer, 16 heads"]))
 tm_two = max(tm_fit["2 layers, 1 head"])
 assert tm_one <= 8 / 9 and tm_two == 1.0
@@ -226,17 +233,17 @@ limits = sweeps.result("one_layer_limits", device=device)
 frame = limits.frame()
 frame["model"] = frame.apply(lambda r: f"{r.layers} layer{'s' if r.layers > 1 else ''}, {r.heads} head"
                              f"{'s' if r.heads > 1 else ''}, d'={r.d_model}", axis=1)
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+fig, axes = plots.panels(2, ncols=1, height=1.9)  # each panel lists only its own models
 for ax, (task, chance, title) in zip(axes, [("reasoning", 1 / 3, "in-context QA (k=3)"),
                                            ("generalization", 1 / 15, "template matching (l=4)")]):
     part = frame[frame.task == task]
     ax.barh(part.model, part.mean_acc, color=["C0" if l == 1 else "C2" for l in part.layers])
     ax.axvline(chance, color="0.4", linestyle=":", label="1/k" if task == "reasoning" else "chance")
+    ax.set_xlim(0, 1)
     ax.set_title(title)
     ax.set_xlabel("test accuracy")
-    ax.legend(frameon=False, fontsize="small")
-plots.stamp(axes[0], limits.label())
-plt.tight_layout()
+    plots.legend_outside(ax)
+plots.stamp(fig, limits.label())
 plt.show()
 
 # %%
@@ -245,7 +252,7 @@ two = frame[frame.layers == 2]
 worst_qa = one[one.task == "reasoning"].mean_acc.max()
 worst_tm = one[one.task == "generalization"].mean_acc.max()
 print(f"best one-layer mean accuracy: QA {worst_qa:.3f} (1/k = 0.333), TM {worst_tm:.3f} (1/15 = 0.067); "
-      f"two layers: {two.mean_acc.round(3).tolist()}")
+      f"two layers: {plots.readable(two.mean_acc)}")
 limits_ok = worst_qa < 1 / 3 + 0.05 and worst_tm < 1 / 15 + 0.05 and two.mean_acc.min() >= 0.99
 assert limits_ok
 record(ref="Sec. 6.1 (1 layer at chance)", label="depth-limits-training",

@@ -27,14 +27,17 @@
 # random weights; and Figure 3 (attention maps of trained models next to the constructed ones, with
 # numbers). The {ref}`next chapter <depth-heads>` varies the heads per layer (Figures 4-7).
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -46,7 +49,7 @@ import pandas as pd
 from lib import claims, plots
 from lib.papers.chen2024 import constructions as build
 from lib.papers.chen2024 import sweeps
-from lib.papers.chen2024.figures import TITLES, arch_label, curve_panels
+from lib.papers.chen2024.figures import TITLES, arch_label, training_curves
 from lib.papers.chen2024.sweeps import curves, final
 from lib.papers.chen2024.training import copy_match_scores, model_factory, parse_scores, recipe
 from lib.train import train
@@ -80,7 +83,7 @@ for name in TITLES:
     table.append({"task": TITLES[name], "instance": repr(r.task), "optimizer": t.optimizer, "lr": t.lr,
                   "batch": t.batch_size or "full", "steps": t.steps, "init std": r.init_std,
                   "grad clip": t.grad_clip or "-"})
-pd.DataFrame(table).set_index("task")
+plots.table(pd.DataFrame(table).set_index("task"))
 
 # %% [markdown]
 # (depth-fig2)=
@@ -94,12 +97,7 @@ pd.DataFrame(table).set_index("task")
 # %%
 fig2 = sweeps.result("figure2", device=device)
 for init in ("paper", "random"):
-    fig, axes = plt.subplots(2, 4, figsize=(16, 6.4))
-    curve_panels(fig2, init, "acc", axes[0])
-    curve_panels(fig2, init, "loss", axes[1], with_chance=False)
-    fig.suptitle(f"Figure 2 ({'paper initialisation' if init == 'paper' else 'random initialisation'})", y=1.0)
-    plots.stamp(axes[1, 0], fig2.label())
-    plt.tight_layout()
+    training_curves(fig2, init, title=f"Figure 2, {init} initialisation")
     plt.show()
 
 # %%
@@ -131,7 +129,7 @@ for task in TITLES:
         except KeyError:
             row["random init"] = "-"
         fig2_rows.append(row)
-pd.DataFrame(fig2_rows).set_index(["task", "model"])
+plots.table(pd.DataFrame(fig2_rows).set_index(["task", "model"]))
 
 # %%
 mem = final(fig2, "memorization", "paper", [1]).mean()
@@ -202,19 +200,18 @@ probe = qa_recipe.task.sample(1000, seed=5)
 trained_scores = copy_match_scores(qa_trained, qa_recipe.task, probe)
 built_scores = copy_match_scores(qa_constructed, qa_recipe.task, probe)
 print(f"test accuracy of the trained model: {qa_run.final('test')[0]:.3f}")
-pd.DataFrame([built_scores, trained_scores], index=["constructed", "trained"]).round(3)
+plots.table(pd.DataFrame([built_scores, trained_scores], index=["constructed", "trained"]))
 
 # %%
 example = probe[:1]
 tokens = qa_recipe.task.vocab.decode(example.x[0])
-fig, axes = plt.subplots(2, 2, figsize=(9, 8))
+fig, axes = plots.panels(4, ncols=2, height=3.3)
 for row, (name, model) in enumerate([("constructed", qa_constructed), ("trained", qa_trained)]):
     cache = {}
     model(example.x, cache=cache)
     for layer in range(2):
-        plots.attention_map(cache[f"layers.{layer}.attn.pattern"][0].sum(0), tokens=tokens, ax=axes[row, layer],
+        plots.attention_map(cache[f"layers.{layer}.attn.pattern"][0].sum(0), tokens=tokens, ax=axes[2 * row + layer],
                             title=f"{name}, layer {layer + 1}")
-plt.tight_layout()
 plt.show()
 
 # %%
@@ -226,7 +223,7 @@ tm_probe = tm_recipe.task.sample(1000, seed=5)
 parse_trained = parse_scores(tm_trained, tm_probe)
 parse_built = parse_scores(build.template_matching(tm_recipe.task), tm_probe)
 print(f"test accuracy of the trained model: {tm_run.final('test')[0]:.3f}")
-pd.DataFrame([parse_built, parse_trained], index=["constructed", "trained"]).round(3)
+plots.table(pd.DataFrame([parse_built, parse_trained], index=["constructed", "trained"]))
 
 # %%
 fig3_ok = (trained_scores["match"] > trained_scores["chance_match"] and trained_scores["copy"] > 0.5

@@ -26,14 +26,17 @@
 # last layer, and a fourth layer, learn faster (Figure 7, for several $k$). Architectures are
 # written as heads per layer; the recipes are the previous chapter's.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
@@ -44,7 +47,7 @@ import pandas as pd
 
 from lib import claims, plots, scale
 from lib.papers.chen2024 import sweeps
-from lib.papers.chen2024.figures import arch_label, curve_panels
+from lib.papers.chen2024.figures import arch_label, training_curves
 from lib.papers.chen2024.sweeps import as_curves, curves, final
 
 plots.use_style()
@@ -52,11 +55,7 @@ record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/04_heads")
 
 # %%
 heads = sweeps.result("heads", device=device)
-fig, axes = plt.subplots(1, 4, figsize=(16, 3.4))
-curve_panels(heads, "paper", "acc", axes)
-fig.suptitle("Figures 4-7: heads per layer (brackets)", y=1.03)
-plots.stamp(axes[0], heads.label())
-plt.tight_layout()
+training_curves(heads, "paper", title="Figures 4-7: heads per layer (in brackets)")
 plt.show()
 
 # %%
@@ -66,15 +65,15 @@ def mean_curve(result, task, arch):
 
 mem_archs = [a["archs"] for a in heads.grid if a["task"] == "memorization"][0]
 speed = {f"{a[0]} head(s)": mean_curve(heads, "memorization", a) for a in mem_archs}
-print("memorization, mean accuracy over training (higher = faster):", {k: round(v, 3) for k, v in speed.items()})
+print("memorization, mean accuracy over training (higher = faster):", plots.readable(speed))
 fig4_ok = speed[f"{mem_archs[-1][0]} head(s)"] >= speed[f"{mem_archs[0][0]} head(s)"]
 finals = {task: {arch_label(a): final(heads, task, "paper", a).mean() for a in g["archs"]}
           for g in heads.grid for task in [g["task"]] if task in ("reasoning", "generalization")}
 fig56_ok = all(v >= 0.99 for d in finals.values() for v in d.values())
-print("final accuracy, reasoning and generalization:", {t: {k: round(v, 3) for k, v in d.items()} for t, d in finals.items()})
+print("final accuracy, reasoning and generalization:", plots.readable(finals))
 ictm = {arch_label(a): (final(heads, "contextual", "paper", a).mean(), mean_curve(heads, "contextual", a))
         for g in heads.grid if g["task"] == "contextual" for a in g["archs"]}
-print("contextual (final, mean over training):", {k: tuple(round(x, 3) for x in v) for k, v in ictm.items()})
+print("contextual (final, mean over training):", plots.readable(ictm))
 assert fig4_ok and fig56_ok
 record(ref="Figure 4", label="depth-heads",
        statement="more heads make memorization faster", paper_value="faster with more heads",
@@ -109,15 +108,13 @@ if ictm:
 # %%
 l7, words7 = sweeps.figure7_size(scale.current())
 by_k = sweeps.result("figure7_k", device=device)
-fig, axes = plt.subplots(1, len(by_k.grid), figsize=(5 * len(by_k.grid), 3.4), squeeze=False)
-for ax, point in zip(axes[0], by_k.points):
+fig, axes = plots.panels(len(by_k.points), ncols=min(3, len(by_k.points)), height=2.4, sharey=True)
+for ax, point in zip(axes, by_k.points):
     runs, args = as_curves(point["result"]), point["point"]["task_args"]
     plots.curves(next(iter(runs.values())).steps, {arch_label(arch): c.acc for arch, c in runs.items()}, ax=ax,
-                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"], band="minmax")
-    ax.get_legend().remove()
-fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="center left", bbox_to_anchor=(1.0, 0.55), frameon=False)
-plots.stamp(axes[0, 0], by_k.label() + " · bands: min-max over seeds")
-plt.tight_layout()
+                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"], band="minmax", legend=None)
+plots.shared_legend(fig, axes)
+plots.stamp(fig, by_k.label() + " · bands: min-max over seeds")
 plt.show()
 
 # %% [markdown]
@@ -133,9 +130,9 @@ for point in by_k.points:
                       "mean over training": c.speed})
 table7 = pd.DataFrame(rows7)
 speed7 = table7.pivot(index="arch", columns="k", values="mean over training")
-pd.concat({"final accuracy": table7.pivot(index="arch", columns="k", values="final"),
-           "seeds >= 0.95": table7.pivot(index="arch", columns="k", values="seeds >= 0.95"),
-           "mean over training": speed7}, axis=1).round(3)
+plots.table(pd.concat({"final accuracy": table7.pivot(index="arch", columns="k", values="final"),
+                        "seeds >= 0.95": table7.pivot(index="arch", columns="k", values="seeds >= 0.95"),
+                        "mean over training": speed7}, axis=1))
 
 # %%
 ks = sorted(set(table7["k"]))
@@ -209,7 +206,7 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
     if lk is not None:
         run5 = as_curves(lk.points[0]["result"])[(1, 1, 10)]
         acc5 = run5.acc
-        fig, ax = plt.subplots(figsize=(7, 3.4))
+        fig, (ax,) = plots.panels(1, height=2.6)
         plots.curves(run5.steps, {"3 layers [1, 1, 10]": acc5}, ax=ax, title="IC-TM, l=5, k=4", chance=1 / 4,
                      band="minmax")
         plots.stamp(ax, lk.label() + " · band: min-max over seeds")

@@ -21,43 +21,55 @@
 # (report-card)=
 # # Report card
 #
-# Every claim the book checks, gathered from all chapters: the paper and the theorem, figure or
-# table; the statement; the paper's value and ours; the scale our number comes from; and the
-# verdict, which is computed from the chapter's own check, never typed in:
+# Every claim the book checks, gathered from all chapters. The verdict is computed from the
+# chapter's own check, never typed in:
 #
-# - ✅ **reproduced**: the check passed in the paper's setting;
-# - 🔁 **substituted**: the check passed in a stated substitute setting (other data, a model trained
-#   here instead of a pretrained one);
-# - ◐ **partly**: the check failed, but its stated weaker form held;
-# - ❌ **not reproduced**: the check failed.
+# - {bdg-success}`reproduced`: the check passed in the paper's setting;
+# - {bdg-primary}`substituted`: the check passed in a stated substitute setting (other data, a
+#   model trained here instead of a pretrained one, sizes reduced for a CPU);
+# - {bdg-warning}`partly`: the check failed, but its stated weaker form held;
+# - {bdg-danger}`not reproduced`: the check failed.
 #
-# Each claim links to the section that checks it. Where a claim was checked at several scales, the
-# largest is shown.
+# The summary counts the verdicts per part and how many of the paper's numbered results
+# (theorems, propositions, figures, tables) at least one claim checks. Below it, each part lists
+# its claims in the paper's order; each claim links to the section that checks it and names the
+# scale its evidence ran at (where a claim was checked at several scales, the largest is shown).
+# The code that builds this page is folded away above each part of it.
 
-# %% tags=["setup"]
-# Setup: on Colab, install the course (keeping Colab's own torch); elsewhere there is nothing to do.
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
 import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
-    if not os.path.isdir("/content/abc"):
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
         subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
     sys.path.insert(0, "/content/abc")
 import lib
 device = lib.setup_notebook(seed=0)
 
-# %%
-from collections import Counter
-
+# %% tags=["hide-input"]
+import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from lib import claims
+from lib import claims, plots
 
+plots.use_style()
 recorded = claims.collect()
-counts = Counter(c.verdict for c in recorded)
-print(f"{len(recorded)} claims: " + ", ".join(f"{counts[v]} {v}" for v in claims.VERDICTS))
-for paper, title in claims.PAPERS.items():
-    rows = [c for c in recorded if c.paper == paper]
-    if rows:
-        display(Markdown(f"### {title}\n\n" + claims.table_markdown(rows)))
-assert all(c.verdict in claims.VERDICTS for c in recorded)
+assert recorded and all(c.verdict in claims.VERDICTS for c in recorded)
+display(Markdown(claims.summary_markdown(recorded)))
+
+# %% tags=["hide-input"]
+rows = claims.summary(recorded)
+ax = plots.verdict_bars({row["title"].split("(")[-1].rstrip(")"): row for row in rows})
+ax.set_title(f"{len(recorded)} claims by verdict", loc="left", pad=28)
+plots.stamp(ax, "from data/claims/*.json, the largest scale per claim")
+plt.show()
+
+# %% tags=["hide-input"]
+for row in rows:
+    mine = [c for c in recorded if c.paper == row["paper"]]
+    display(Markdown(f"## {row['title']}\n\n" + claims.table_markdown(mine)))

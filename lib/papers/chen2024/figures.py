@@ -2,6 +2,8 @@
 architecture (heads per layer), with a band over seeds and the chance level."""
 from __future__ import annotations
 
+import numpy as np
+
 from ... import plots
 from ...results import Result
 from .sweeps import curves
@@ -25,19 +27,40 @@ def chance(task: str, scale: str) -> float | None:
     return 1 / t.k if task in ("reasoning", "contextual") else 1 / t.n_classes
 
 
-def curve_panels(result: Result, init: str, metric: str, axes, with_chance: bool = True) -> None:
-    """One panel per task (in :data:`TASKS` order) of ``metric`` ("acc" or "loss") against
-    training steps; a task missing from ``result`` leaves its panel hidden."""
-    for ax, task in zip(axes, TASKS):
-        try:
-            runs = curves(result, task=task, init=init)
-        except KeyError:
-            ax.set_visible(False)
-            continue
+def has_task(result: Result, task: str, init: str) -> bool:
+    try:
+        curves(result, task=task, init=init)
+    except KeyError:
+        return False
+    return True
+
+
+def training_curves(result: Result, init: str, tasks=TASKS, title: str | None = None):
+    """Figure 2 laid out for the page: one row per task of ``result`` (in :data:`TASKS` order),
+    accuracy on the left with the chance level, loss (log scale) on the right, the row's legend
+    beside it; a task missing from ``result`` is left out. Returns the figure."""
+    present = [task for task in tasks if has_task(result, task, init)]
+    if not present:
+        raise ValueError(f"training_curves: {result.name} has no curves for init={init!r}")
+    fig, axes = plots.panels(2 * len(present), ncols=2, height=1.9)
+    for row, task in enumerate(present):
+        runs = curves(result, task=task, init=init)
         steps = next(iter(runs.values())).steps
-        values = {arch_label(arch): getattr(c, metric) for arch, c in runs.items()}
-        base = chance(task, result.scale) if with_chance and metric == "acc" else None
-        plots.curves(steps, values, ax=ax, ylabel="loss" if metric == "loss" else "accuracy", title=TITLES[task],
-                     chance=base)
-        if metric == "loss":
-            ax.set_yscale("log")
+        acc_ax, loss_ax = axes[2 * row], axes[2 * row + 1]
+        plots.curves(steps, {arch_label(a): c.acc for a, c in runs.items()}, ax=acc_ax, ylabel="accuracy",
+                     title=TITLES[task], chance=chance(task, result.scale), legend=None)
+        plots.curves(steps, {arch_label(a): c.loss for a, c in runs.items()}, ax=loss_ax, ylabel="loss",
+                     title="loss", legend=None)
+        losses = np.concatenate([np.ravel(c.loss) for c in runs.values()])
+        losses = losses[np.isfinite(losses) & (losses > 0)]
+        if losses.size and losses.max() / losses.min() > 20:  # a log axis only where it spans decades
+            loss_ax.set_yscale("log")
+        loss_ax.legend(*acc_ax.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                       borderaxespad=0.0)
+        if row < len(present) - 1:
+            acc_ax.set_xlabel("")
+            loss_ax.set_xlabel("")
+    if title:
+        fig.suptitle(title)
+    plots.stamp(fig, result.label())
+    return fig
