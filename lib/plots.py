@@ -234,7 +234,8 @@ def table(frame, digits: int = 3, index: bool = True):
 
     if isinstance(frame, pd.Series):
         frame = frame.to_frame()
-    styler = frame.style.format(lambda v: number(v, digits)).format_index(lambda v: number(v, digits))
+    styler = (frame.style.format(lambda v: number(v, digits)).format_index(lambda v: number(v, digits))
+              .format_index(lambda v: number(v, digits), axis=1))
     return styler if index else styler.hide(axis="index")
 
 

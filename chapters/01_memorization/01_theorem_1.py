@@ -246,7 +246,7 @@ if scale.current() != "smoke":
     cases["larger: d=128, n=64, H=12"] = (query_context_data(757, 64, 128, seed=7, dtype=torch.float64), 12, 128, {})
 variants = {name: mem.check_theorem_1(b, h, dh, **kw) for name, (b, h, dh, kw) in cases.items()}
 variant_table = pd.DataFrame(variants).T
-table(variant_table)
+table(variant_table.rename(columns=lambda c: c.replace("_", " ")))
 
 # %%
 variants_ok = {name: mem.theorem_1_holds(variants[name], cases[name][2]) for name in cases}
@@ -274,7 +274,7 @@ low_q = torch.as_tensor(queries(low).numpy() @ basis @ basis.T)  # queries in a 
 low = type(low)(as_sequences(low_q, contexts(low)), low.y)
 print(f"Kruskal rank of the queries: {kruskal.kruskal_rank(queries(low)[:12])} (first 12 of {len(low)})")
 remark_1 = mem.check_theorem_1(low, H_r, Qdim)
-print(remark_1)
+print(readable(remark_1))
 assert mem.theorem_1_holds(remark_1, Qdim)
 record(ref="Remark 1", label="mem-thm-1",
        statement="queries of Kruskal rank Q < n: T = H(min(Q,d_h)-1)+1 still memorized",
@@ -347,7 +347,7 @@ lemma_ok = (np.linalg.matrix_rank(W_plus) == 1 and np.abs(plus_logits[own]).max(
 assert lemma_ok
 record(ref="Lemmas 3-4", label="mem-lemmas",
        statement="a rank-one W+ vanishing on a head's group saturates the softmax of all other examples",
-       paper_value="limit c -> infinity", ours=f"distance to one-hot {distance[0]:.1e} -> {claims.below(distance[-1])} "
+       paper_value="limit c -> infinity", ours=f"distance to one-hot {distance[0]:.2g} -> {claims.below(distance[-1])} "
        f"as c grows 1000x; own group unchanged (drift {claims.below(own_drift.max())})", passed=lemma_ok)
 
 # %% [markdown]

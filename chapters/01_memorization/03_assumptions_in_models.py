@@ -106,7 +106,7 @@ table(pd.DataFrame({"input": before_report, "after A0": after_report}))
 prop4_ok = (not kruskal.holds(before_report["assumption_1"]) and kruskal.holds(before_report["assumption_3"])
             and kruskal.holds(after_report["assumption_1"]) and kruskal.holds(after_report["assumption_2"], all_=True)
             and lemma_2 < 1e-12)
-print(f"outputs are e_i + mean: max deviation {lemma_2:.1e}")
+print(f"outputs are e_i + mean: max deviation {readable(lemma_2)}")
 assert prop4_ok
 record(ref="Proposition 4, Lemma 2", label="mem-prop4",
        statement="a uniform-attention layer with skip turns Asm. 2+3 into Asm. 1+2",
@@ -169,7 +169,7 @@ pd.DataFrame({name: {"Asm. 1, official (ImageNet, ViT-base)": OFFICIAL[name][0],
 
 # %%
 agree = {name: same for name, (_, same) in A.agreement(reports, PAPER_TABLE_1).items()}
-print("rows matching the paper's pattern:", agree)
+print("rows matching the paper's pattern:", readable(agree))
 table_1_ok = all(agree.values())
 assert table_1_ok
 record(ref="Table 1", label="mem-table-1",

@@ -152,7 +152,7 @@ for m in sweeps.points(results["fig2b"], n=1):  # n = 1 with a shared context: e
 monotone_n = all(np.all(np.diff(m) >= -0.03) for m in means_n.values())
 rises_n = all(m[-1] >= m[0] + 0.1 for m in means_n.values())
 print("seed means by n:", readable(means_n, 2))
-print("n = 1 (constant output, at most the majority-class frequency):", majority)
+print("n = 1 (constant output, at most the majority-class frequency):", readable(majority))
 fig2b_ok = monotone_n and rises_n
 assert fig2b_ok
 record(ref="Figure 2b", label="mem-fig2",

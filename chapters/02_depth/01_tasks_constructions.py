@@ -52,7 +52,7 @@ from lib.models import accuracy, build_model
 from lib.papers.chen2024 import constructions as build
 from lib.papers.chen2024 import softmax as build_softmax
 from lib.papers.chen2024.examples import table_1
-from lib.plots import attention_map, table, use_style
+from lib.plots import attention_map, readable, table, use_style
 from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
 from lib.tasks.templates import all_templates
 
@@ -357,7 +357,7 @@ table(display_table)
 
 # %%
 exact_from = {name: build_softmax.exact_from(betas, accs) for name, accs in softmax_acc.items()}
-print("ReLU weights under softmax, exact for every beta >=", exact_from)
+print("ReLU weights under softmax, exact for every beta >=", readable(exact_from))
 assert exact_from["Theorem 1 (Table 1)"] is not None and exact_from["Theorem 3 (5,5,k=3)"] is not None
 assert exact_from["Theorem 5 (|X|=5, l=3)"] is None and exact_from["Theorem 6 (648)"] is None
 
@@ -405,7 +405,7 @@ table(pd.DataFrame(ictm_soft_acc, index=pd.Index(soft_betas, name="beta")).T)
 
 # %%
 ictm_exact_from = {name: build_softmax.exact_from(soft_betas, accs) for name, accs in ictm_soft_acc.items()}
-print("softmax Theorem 6, exact for every beta >=", ictm_exact_from)
+print("softmax Theorem 6, exact for every beta >=", readable(ictm_exact_from))
 ictm_soft_ok = all(v is not None for v in ictm_exact_from.values())
 assert ictm_soft_ok
 record(ref="Sec. 16 (softmax constructions)", label="depth-softmax",
