@@ -8,6 +8,7 @@ page it reports
 * **link**     an internal link to a missing page or a missing anchor (external links are counted,
                not followed: the check runs offline);
 * **console**  an error in the browser console (a failed request, a script error);
+* **load**     MathJax or an image still loading after 25 s;
 * **width**    content wider than the page at the window width (1280 px by default): the page
                itself scrolls sideways, or a table, code cell, output or equation in the article
                needs a horizontal scrollbar.
@@ -44,9 +45,14 @@ const started = new Promise(resolve => {
   needsMath ? poll() : resolve();
 });
 const ready = started.then(p => p);
+Array.from(document.images).forEach(img => { img.loading = 'eager'; });  // lazy images off-screen would never load
 const imgs = Promise.all(Array.from(document.images).map(img => img.complete ? null :
-    new Promise(r => { img.onload = img.onerror = r; })));
-Promise.all([ready, imgs]).then(() => {
+    new Promise(r => { img.addEventListener('load', r); img.addEventListener('error', r); })));
+// never wait forever: after 25 s inspect the page as it is and say what had not settled
+let settled = false;
+const waited = Promise.race([Promise.all([ready, imgs]).then(() => { settled = true; }),
+                             new Promise(r => setTimeout(r, 25000))]);
+waited.then(() => {
   const article = document.querySelector('article.bd-article') || document.body;
   const describe = el => {
     const cls = (el.className && el.className.baseVal === undefined) ? el.className : '';
@@ -81,7 +87,8 @@ Promise.all([ready, imgs]).then(() => {
     if (ox === 'auto' || ox === 'scroll')
       width.push(`${el.scrollWidth} px of content in a ${el.clientWidth} px box: ` + describe(el));
   });
-  done({math, images, links, width, title: document.title});
+  const pending = settled ? [] : ['MathJax or an image had not finished after 25 s'];
+  done({math, images, links, width, pending, title: document.title});
 });
 """
 
@@ -120,7 +127,13 @@ def _browser(width: int, height: int):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
     driver.set_script_timeout(60)
+    driver.set_page_load_timeout(60)
     return driver
+
+
+def _inspect(driver, url: str) -> dict:
+    driver.get(url)
+    return driver.execute_async_script(INSPECT)
 
 
 def pages(root: Path) -> list[Path]:
@@ -150,8 +163,14 @@ def check(root: Path, width: int = 1280, height: int = 900, screenshots: Path | 
             if only and only not in rel:
                 continue
             found = defaultdict(list)
-            driver.get(base + rel)
-            seen = driver.execute_async_script(INSPECT)
+            try:
+                seen = _inspect(driver, base + rel)
+            except Exception as error:  # a browser that hung or crashed: start a new one and try once more
+                print(f"{rel}: {type(error).__name__}, retrying in a new browser", flush=True)
+                driver.quit()
+                driver = _browser(width, height)
+                seen = _inspect(driver, base + rel)
+            found["load"] = seen["pending"]
             found["math"] = seen["math"]
             found["image"] = seen["images"]
             found["width"] = seen["width"]
