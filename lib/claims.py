@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import scale as _scale
+from . import validate
 from .results import _jsonable, data_dir
 
 VERDICTS = ("reproduced", "substituted", "partly", "not reproduced")
@@ -89,9 +90,18 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     """
     if paper not in PAPERS:
         raise ValueError(f"claims.record: unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    # the verdict must come from a real check: "no" or 1 is not an outcome (a string is always true)
+    passed = validate.boolean("claims.record", "passed", passed)
+    partly = validate.boolean("claims.record", "partly", partly)
+    for name, value in (("ref", ref), ("statement", statement), ("chapter", chapter), ("label", label)):
+        if not isinstance(value, str) or not value.strip():
+            validate.fail("claims.record", name, "a non-empty string", value, validate.ArgumentTypeError)
+    if substitute is not None and (not isinstance(substitute, str) or not substitute.strip()):
+        validate.fail("claims.record", "substitute", "None or a non-empty string naming the substitution", substitute,
+                      validate.ArgumentTypeError)
     scale = _scale.validate(scale) if scale is not None else _scale.current()
     claim = Claim(paper=paper, ref=ref, statement=statement, paper_value=str(paper_value), ours=str(ours),
-                  verdict=verdict(bool(passed), partly, substitute), scale=scale, chapter=chapter, label=label,
+                  verdict=verdict(passed, partly, substitute), scale=scale, chapter=chapter, label=label,
                   note="; ".join(x for x in (f"substitute: {substitute}" if substitute else "", note) if x))
     path = _path(chapter, scale)
     path.parent.mkdir(parents=True, exist_ok=True)

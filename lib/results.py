@@ -23,6 +23,7 @@ import ast
 import datetime as _dt
 import hashlib
 import json
+import math
 import os
 import platform
 import shutil
@@ -200,6 +201,26 @@ def _jsonable(value):
     return value
 
 
+def finite_or_declared(name: str, point, value, nonfinite: bool = False):
+    """``value`` (already :func:`_jsonable`) with every NaN or infinity replaced by None (JSON's
+    null) if the experiment declares that its metrics may hold them (``nonfinite=True``);
+    otherwise a ValueError naming the point and the metric. Nothing non-finite is stored silently,
+    and the file is always valid JSON."""
+    def walk(v, path):
+        if isinstance(v, float) and not math.isfinite(v):
+            if not nonfinite:
+                raise ValueError(f"{name}: point {point}: metric {path or 'value'} is {v}; a run must return "
+                                 "finite numbers, or its sweep must declare non-finite ones (nonfinite=True)")
+            return None
+        if isinstance(v, dict):
+            return {k: walk(x, f"{path}/{k}" if path else str(k)) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x, f"{path}[{i}]") for i, x in enumerate(v)]
+        return v
+
+    return walk(value, "")
+
+
 @dataclass
 class Result:
     """One experiment at one scale: its provenance and the result of every grid point."""
@@ -289,7 +310,7 @@ def save(result: Result) -> Path:
     path = result.path or path_for(result.name, result.scale)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(_jsonable(result.to_json()), indent=1))
+    tmp.write_text(json.dumps(_jsonable(result.to_json()), indent=1, allow_nan=False))
     os.replace(tmp, path)  # atomic: a crash never leaves half a file
     result.path = path
     return path
@@ -337,13 +358,15 @@ def checkpoint_dir(name: str, scale: str, group: Sequence[dict]) -> Path:
 def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
         run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, scale: str | None = None,
         device: str | None = None, progress: bool = True, sweep: str | None = None,
-        code: Callable | None = None) -> Result:
+        code: Callable | None = None, nonfinite: bool = False) -> Result:
     """Run (or resume) an experiment and save after every point (or group of points).
 
     Give ``run_point(point) -> metrics``, or ``run_group(points) -> [metrics, ...]`` with
     ``group_by``, the coordinates whose points the experiment trains together (e.g. one
     ensemble per T); a group's wall time is counted at its first point. ``code`` is the function
-    whose ``lib`` files provenance hashes (default: the run function itself).
+    whose ``lib`` files provenance hashes (default: the run function itself). A metric that is
+    NaN or infinite is an error unless ``nonfinite=True`` declares that the experiment's metrics
+    may hold them (they are then stored as null; see :func:`finite_or_declared`).
     """
     from .train import checkpoints  # (lazily: storing and listing results needs no torch)
 
@@ -378,7 +401,8 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
         if not isinstance(values, list) or len(values) != len(group) or not all(isinstance(v, dict) for v in values):
             raise TypeError(f"{name}: the run must return one dict of metrics per point")
         for i, (point, value) in enumerate(zip(group, values)):
-            result.points.append({"point": point, "result": _jsonable(value), "wall_s": wall if i == 0 else 0.0})
+            value = finite_or_declared(name, point, _jsonable(value), nonfinite)
+            result.points.append({"point": point, "result": value, "wall_s": wall if i == 0 else 0.0})
         count += len(group)
         save(result)
         shutil.rmtree(saves, ignore_errors=True)
@@ -390,7 +414,8 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
 def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
                 run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, heavy: bool = False,
                 paper: tuple[dict, list[dict]] | None = None, scale: str | None = None, device: str | None = None,
-                progress: bool = True, sweep: str | None = None, code: Callable | None = None) -> Result:
+                progress: bool = True, sweep: str | None = None, code: Callable | None = None,
+                nonfinite: bool = False) -> Result:
     """Load the experiment's saved result if it matches, else run (or resume) it.
 
     ``config`` must describe everything that determines the result at this scale (sizes,
@@ -421,7 +446,7 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
                               f"{name} --scale {result.scale}` or rerun it at scale {result.scale}", stacklevel=2)
             return result
     return run(name, config, grid, run_point, run_group=run_group, group_by=group_by, scale=scale, device=device,
-               progress=progress, sweep=sweep, code=code)
+               progress=progress, sweep=sweep, code=code, nonfinite=nonfinite)
 
 
 # ----------------------------------------------------------------------------- named sweeps
@@ -448,6 +473,8 @@ class Sweep:
     verify_steps: int = 100
     verify_by: tuple[str, ...] = ()
     about: str = ""
+    # metrics may hold NaN or infinity (stored as null); say why where it is set
+    nonfinite: bool = False
 
     @property
     def name(self) -> str:
@@ -465,7 +492,8 @@ class Sweep:
         paper = self.define("paper") if self.heavy else None
         return load_or_run(self.name, config, grid, run_group=self.runner(config, scale, device),
                            group_by=self.group_by, heavy=self.heavy, paper=paper, scale=scale, device=device,
-                           progress=progress, sweep=f"{self.paper}.{self.key}", code=self.run)
+                           progress=progress, sweep=f"{self.paper}.{self.key}", code=self.run,
+                           nonfinite=self.nonfinite)
 
     def load(self, scale: str) -> Result | None:
         """The saved result at ``scale`` if it exists (whatever its config)."""
@@ -510,7 +538,10 @@ def _same(stored, new, prefix: bool, path: str = "") -> str | None:
             if where:
                 return where
         return None
-    both_nan = isinstance(stored, float) and isinstance(new, float) and stored != stored and new != new
+    def missing(v):  # NaN, or the null that a declared non-finite metric is stored as
+        return v is None or (isinstance(v, float) and v != v)
+
+    both_nan = missing(stored) and missing(new)
     return None if stored == new or both_nan else f"{path}: stored {stored!r}, now {new!r}"
 
 
@@ -542,7 +573,8 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
         new = sweep.run(result.config, [dict(p) for p in group], scale=result.scale, device=device,
                         stop_after=stop_after)
         for point, value in zip(group, new):
-            where = _same(result.get_exact(point), json.loads(json.dumps(_jsonable(value))), stop_after is not None)
+            new_value = finite_or_declared(result.name, point, _jsonable(value), sweep.nonfinite)
+            where = _same(result.get_exact(point), new_value, stop_after is not None)
             if where:
                 return False, f"{result.name}: {point} differs at {where}"
     wall = time.perf_counter() - start

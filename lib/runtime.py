@@ -7,9 +7,10 @@ import random
 import numpy as np
 import torch
 
+from . import validate
+
 from . import scale as _scale
 
-_DEVICES = ("cuda", "mps", "cpu")
 
 
 def pick_device(preferred: str | None = None) -> torch.device:
@@ -18,18 +19,11 @@ def pick_device(preferred: str | None = None) -> torch.device:
     ``preferred`` (or the environment variable ``ABC_DEVICE``) forces one; asking for a
     device that is not available is an error rather than a silent fallback.
     """
-    if isinstance(preferred, torch.device):
-        preferred = str(preferred)
-    preferred = preferred or os.environ.get("ABC_DEVICE") or None
+    preferred = preferred if preferred is not None else (os.environ.get("ABC_DEVICE") or None)
     if preferred is not None:
-        kind = preferred.split(":")[0]
-        if kind not in _DEVICES:
-            raise ValueError(f"unknown device {preferred!r}; choose one of {', '.join(_DEVICES)}")
-        if kind == "cuda" and not torch.cuda.is_available():
-            raise ValueError("device 'cuda' was asked for but torch.cuda.is_available() is False")
-        if kind == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
-            raise ValueError("device 'mps' was asked for but it is not available")
-        return torch.device(preferred)
+        name = "preferred" if not os.environ.get("ABC_DEVICE") or preferred != os.environ["ABC_DEVICE"] \
+            else "ABC_DEVICE"
+        return validate.device("pick_device", name, preferred)
     if torch.cuda.is_available():
         return torch.device("cuda")
     if hasattr(torch.backends, "mps") and torch.backends.mps.is_available():

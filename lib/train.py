@@ -50,7 +50,9 @@ from torch import nn
 from torch.func import functional_call, stack_module_state, vmap
 from tqdm.auto import tqdm
 
+from . import validate
 from .models import build_model
+from .models.embedding import check_inputs
 from .optim import FlatStack, StackedOptimizer, clip_per_member
 from .tasks.base import IGNORE, Batch, Task, make_generator
 
@@ -85,27 +87,37 @@ class TrainConfig:
         def bad(message):
             raise ValueError(f"TrainConfig: {message}")
 
-        if not isinstance(self.steps, int) or self.steps < 0:
-            bad(f"steps must be a non-negative integer, got {self.steps!r}")
-        if self.optimizer not in OPTIMIZERS:
-            bad(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {self.optimizer!r}")
-        if self.schedule not in SCHEDULES:
-            bad(f"schedule must be one of {', '.join(SCHEDULES)}; got {self.schedule!r}")
-        if self.loss not in LOSSES:
-            bad(f"loss must be one of {', '.join(LOSSES)}; got {self.loss!r}")
-        for name in ("lr", "weight_decay"):
+        owner = "TrainConfig"
+        validate.integer(owner, "steps", self.steps, minimum=0)
+        validate.choice(owner, "optimizer", self.optimizer, OPTIMIZERS)
+        validate.choice(owner, "schedule", self.schedule, SCHEDULES)
+        validate.choice(owner, "loss", self.loss, LOSSES)
+        for name, bounds in (("lr", {"above": 0.0}), ("weight_decay", {"minimum": 0.0})):
             values = getattr(self, name)
-            values = values if isinstance(values, tuple) else (values,)
-            if any(not isinstance(v, (int, float)) or v < 0 or (name == "lr" and v == 0) for v in values):
-                bad(f"{name} must be {'positive' if name == 'lr' else 'non-negative'}, got {getattr(self, name)!r}")
-        if self.batch_size is not None and (not isinstance(self.batch_size, int) or self.batch_size < 1):
-            bad(f"batch_size must be a positive integer or None, got {self.batch_size!r}")
-        if not isinstance(self.eval_every, int) or self.eval_every < 1:
-            bad(f"eval_every must be a positive integer, got {self.eval_every!r}")
-        if self.grad_clip is not None and self.grad_clip <= 0:
-            bad(f"grad_clip must be positive or None, got {self.grad_clip!r}")
+            if isinstance(values, (tuple, list)):
+                if not values:
+                    bad(f"{name} must be a number or a non-empty tuple of them (one per member), got {values!r}")
+                for i, v in enumerate(values):
+                    validate.real(owner, f"{name}[{i}]", v, **bounds)
+            else:
+                validate.real(owner, name, values, **bounds)
+        validate.real(owner, "momentum", self.momentum, minimum=0.0, below=1.0)
+        if not isinstance(self.betas, (tuple, list)) or len(self.betas) != 2:
+            validate.fail(owner, "betas", "a pair (beta1, beta2) in [0, 1)", self.betas, validate.ArgumentTypeError)
+        for i, beta in enumerate(self.betas):
+            validate.real(owner, f"betas[{i}]", beta, minimum=0.0, below=1.0)
+        validate.real(owner, "eps", self.eps, above=0.0)
+        validate.integer(owner, "warmup", self.warmup, minimum=0)
+        if self.grad_clip is not None:
+            validate.real(owner, "grad_clip", self.grad_clip, above=0.0)
+        if self.batch_size is not None:
+            validate.integer(owner, "batch_size", self.batch_size, minimum=1)
+        validate.integer(owner, "eval_every", self.eval_every, minimum=1)
+        validate.integer(owner, "eval_size", self.eval_size, minimum=1)
         if self.stop_when is not None:
-            if len(self.stop_when) not in (3, 4) or self.stop_when[1] not in ("acc", "loss") or (
+            if not isinstance(self.stop_when, tuple) or len(self.stop_when) not in (3, 4) or \
+                    self.stop_when[1] not in ("acc", "loss") or isinstance(self.stop_when[2], bool) or \
+                    not isinstance(self.stop_when[2], (int, float)) or not math.isfinite(self.stop_when[2]) or (
                     len(self.stop_when) == 4 and not (self.stop_when[1] == "acc" and isinstance(
                         self.stop_when[3], (int, float)) and math.isfinite(self.stop_when[3]) and self.stop_when[3] >= 0)):
                 bad(f"stop_when must be (eval set, 'acc' or 'loss', threshold) or (eval set, 'acc', threshold, "
@@ -305,6 +317,14 @@ class Run:
     buffers: dict[str, torch.Tensor] = field(repr=False)
     make_model: Callable[[int], nn.Module] = field(repr=False)  # member index -> fresh module
     resumed_at: int = 0  # the step a checkpoint resumed this run from (0: it ran from the start)
+    # (K,), the evaluation step at which a member's loss or weights stopped being finite (-1: never);
+    # such a member is frozen there and its metrics from that evaluation on are NaN, not numbers
+    diverged_at: np.ndarray | None = None
+
+    @property
+    def diverged(self) -> np.ndarray:
+        """Whether each member diverged (its loss or weights became NaN or infinite), shape (K,)."""
+        return np.zeros(self.K, bool) if self.diverged_at is None else self.diverged_at >= 0
 
     @property
     def K(self) -> int:
@@ -363,9 +383,18 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     a rerun of the same call resumes from it, ending with exactly the numbers of an
     uninterrupted run.
     """
-    seeds = [int(s) for s in seeds]
-    if not seeds:
-        raise ValueError("train: give at least one seed")
+    seeds = validate.integers("train", "seeds", seeds, minimum=0)
+    if not isinstance(config, TrainConfig):
+        raise validate.ArgumentTypeError(f"train: config must be a TrainConfig, got {type(config).__name__}")
+    if dtype is not None:
+        validate.dtype("train", "dtype", dtype)
+    if device is not None:
+        validate.device("train", "device", device)
+    validate.boolean("train", "progress", progress)
+    if graph is not None:
+        validate.boolean("train", "graph", graph)
+    if stop_after is not None:
+        stop_after = validate.integer("train", "stop_after", stop_after, minimum=0)
     limit = _STEP_LIMIT.get()
     if limit is not None:
         stop_after = limit if stop_after is None else min(int(stop_after), limit)
@@ -385,6 +414,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     if dtype is not None:
         models = [m.to(dtype) for m in models]
     models = [m.to(device) for m in models]
+    _check_data(getattr(models[0], "config", None), data, evals, config)
     stacked, buffers = stack_module_state(models)
     base = copy.deepcopy(models[0]).to("meta")
     del models
@@ -413,6 +443,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
 
     last = config.steps if stop_after is None else min(config.steps, int(stop_after))
     stopped_at = np.full(K, -1)
+    diverged_at = np.full(K, -1)
     eval_steps: list[int] = []
     history: dict[str, dict[str, list]] = {n: {"loss": [], "acc": []} for n in eval_sets}
     loss_log = torch.zeros(last, K, device=device, dtype=float_dtype)
@@ -454,14 +485,29 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
             history[name]["acc"].append((correct / counted).cpu().numpy())
             if config.stop_margin and stop_name == name:
                 stop_value = (clear / counted).cpu().numpy()
+        # a member whose training loss or weights are no longer finite has diverged: freeze it and
+        # report NaN for it from here on (its "accuracy" would be an artefact of NaN logits). An
+        # evaluation loss alone may overflow on unseen inputs while training is sound: it is kept.
+        finite = torch.isfinite(loss_log[:step]).all(0) if step else torch.ones(K, dtype=torch.bool, device=device)
+        for view in params.values():
+            finite &= torch.isfinite(view.detach().reshape(K, -1)).all(1)
+        finite = finite.cpu().numpy()
+        newly_diverged = ~finite & (diverged_at < 0)
+        if newly_diverged.any():
+            diverged_at[newly_diverged] = step
+            optimizer.freeze(torch.as_tensor((stopped_at < 0) & (diverged_at < 0), device=device))
+        if (diverged_at >= 0).any():
+            for h in history.values():
+                for metric in h:
+                    h[metric][-1] = np.where(diverged_at >= 0, np.nan, h[metric][-1])
         if config.stop_when is not None:
             name, metric, threshold = config.stop_when[:3]
             value = stop_value if metric == "acc" and config.stop_margin else history[name][metric][-1]
             done = value >= threshold if metric == "acc" else value <= threshold
-            newly = done & (stopped_at < 0)
+            newly = done & (stopped_at < 0) & (diverged_at < 0)
             if newly.any():
                 stopped_at[newly] = step
-                optimizer.freeze(torch.as_tensor(stopped_at < 0, device=device))
+                optimizer.freeze(torch.as_tensor((stopped_at < 0) & (diverged_at < 0), device=device))
 
     saver = _Checkpoint.begin(dict(seeds=seeds, config=config.to_dict(), layout=[(n, list(s)) for n, s in
                                                                               layout.shapes.items()],
@@ -471,7 +517,8 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     if state is not None and state["step"] > last:  # saved further than this call goes: recompute
         state = None
     if state is not None:  # resume where an interrupted run saved
-        step, wall_before = _restore(state, flat, optimizer, source, stopped_at, eval_steps, history, loss_log)
+        step, wall_before = _restore(state, flat, optimizer, source, stopped_at, diverged_at, eval_steps, history,
+                                     loss_log)
     resumed_at = step
 
     start_time = time.perf_counter()
@@ -479,7 +526,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         evaluate(0)
     stepper = _CapturedStep(update, optimizer) if (graph if graph is not None else device.type == "cuda") else None
     bar = tqdm(total=last, initial=step, desc=desc, disable=not progress, mininterval=1.0, leave=False)
-    while step < last and (stopped_at < 0).any():
+    while step < last and ((stopped_at < 0) & (diverged_at < 0)).any():
         step += 1
         until = min(last, (step + config.eval_every - 1) // config.eval_every * config.eval_every)
         x, y = source.batch(step, until)
@@ -488,10 +535,10 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         if step % config.eval_every == 0 or step == config.steps:
             evaluate(step)
             shown = {f"{n}_acc": f"{np.mean(h['acc'][-1]):.3f}" for n, h in history.items()}
-            bar.set_postfix(active=int((stopped_at < 0).sum()), **shown)
+            bar.set_postfix(active=int(((stopped_at < 0) & (diverged_at < 0)).sum()), **shown)
             if saver and step == until:
-                saver.maybe_save(lambda: _snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history,
-                                                   loss_log, wall_before + time.perf_counter() - start_time))
+                saver.maybe_save(lambda: _snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step,
+                                                   history, loss_log, wall_before + time.perf_counter() - start_time))
         bar.update(1)
     bar.close()
     if eval_steps[-1] != step:
@@ -501,10 +548,39 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     metrics = {n: {m: np.stack(v, 1) for m, v in h.items()} for n, h in history.items()}
     run = Run(seeds=seeds, config=config, eval_steps=eval_steps, metrics=metrics, train_loss=train_loss,
               stopped_at=stopped_at, wall_s=wall, params={n: p.detach() for n, p in params.items()},
-              buffers=dict(buffers), make_model=factory, resumed_at=resumed_at)
+              buffers=dict(buffers), make_model=factory, resumed_at=resumed_at, diverged_at=diverged_at)
     if saver and stop_after is None:
-        saver.save(_snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history, loss_log, wall))
+        saver.save(_snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step, history, loss_log,
+                             wall))
     return run
+
+
+def _check_data(model_config, data, evals, config: TrainConfig) -> None:
+    """Up-front checks of what the trainer will feed the models (inside its vmapped step the
+    models cannot check): token ids in the model's vocabulary, vector widths, and an output for
+    every class of a classification loss."""
+    if model_config is None or not hasattr(model_config, "input"):
+        return
+    sets = [("data", data)] + [(f"evals[{name!r}]", e) for name, e in (evals or {}).items()]
+    for where, item in sets:
+        batches = item if isinstance(item, (list, tuple)) else [item]
+        for batch in batches:
+            if isinstance(batch, Batch):
+                check_inputs(f"train ({where})", model_config, batch.x)
+                if config.loss == "cross_entropy" and batch.y.numel():
+                    targets = batch.y[batch.y != IGNORE]
+                    if targets.numel() and not targets.dtype.is_floating_point and \
+                            int(targets.max()) >= model_config.n_out:
+                        raise ValueError(f"train ({where}): targets go up to class {int(targets.max())}, but the "
+                                         f"model has n_out={model_config.n_out} outputs")
+            elif isinstance(batch, Task):
+                if model_config.input == "tokens" and len(batch.vocab) > model_config.vocab_size:
+                    raise ValueError(f"train ({where}): the task's vocabulary has {len(batch.vocab)} tokens, but "
+                                     f"the model's vocab_size is {model_config.vocab_size}")
+                if config.loss == "cross_entropy" and batch.target == "class" and \
+                        batch.n_classes > model_config.n_out:
+                    raise ValueError(f"train ({where}): the task has {batch.n_classes} classes, but the model has "
+                                     f"n_out={model_config.n_out} outputs")
 
 
 # ------------------------------------------------------------------------- captured steps
@@ -629,24 +705,28 @@ class _Checkpoint:
         self.last_save = time.perf_counter()
 
 
-def _restore(state, flat, optimizer, source, stopped_at, eval_steps, history, loss_log) -> tuple[int, float]:
+def _restore(state, flat, optimizer, source, stopped_at, diverged_at, eval_steps, history,
+             loss_log) -> tuple[int, float]:
     """Load a :func:`_snapshot` into a run's state, in place; returns its step and wall time."""
     device = flat.device
     flat.copy_(state["params"].to(device))
     optimizer.load_state_dict({k: v.to(device) if torch.is_tensor(v) else v for k, v in state["optimizer"].items()})
     source.load_state_dict(state["source"])
     stopped_at[:] = state["stopped_at"]
-    optimizer.freeze(torch.as_tensor(stopped_at < 0, device=device))
+    diverged_at[:] = state.get("diverged_at", -1)
+    optimizer.freeze(torch.as_tensor((stopped_at < 0) & (diverged_at < 0), device=device))
     eval_steps[:] = state["eval_steps"]
     history.update(state["history"])
     loss_log[:state["step"]] = state["loss_log"].to(device)
     return state["step"], state["wall_s"]
 
 
-def _snapshot(flat, optimizer, source, stopped_at, eval_steps, step, history, loss_log, wall_s) -> dict:
+def _snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step, history, loss_log,
+              wall_s) -> dict:
     return {"params": flat.detach().cpu().clone(), "optimizer": {k: v.cpu() if torch.is_tensor(v) else v
                                                                 for k, v in optimizer.state_dict().items()},
-            "source": source.state_dict(), "stopped_at": stopped_at.copy(), "eval_steps": list(eval_steps),
+            "source": source.state_dict(), "stopped_at": stopped_at.copy(), "diverged_at": diverged_at.copy(),
+            "eval_steps": list(eval_steps),
             "step": step, "history": {n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()}
                                       for n, h in history.items()},
             "loss_log": loss_log[:step].cpu().clone(), "wall_s": wall_s}

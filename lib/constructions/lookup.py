@@ -16,11 +16,13 @@ import math
 
 import torch
 
+from .. import validate
 from ..models import AttentionConfig, AttentionModel, build_model
 from ..tasks.retrieval import IndexLookup
 
 
 def index_lookup_config(task: IndexLookup) -> AttentionConfig:
+    validate.instance("index_lookup_config", "task", task, IndexLookup)
     V = len(task.vocab)
     return AttentionConfig(d_model=V + task.seq_len, n_out=task.n_classes, n_layers=1, n_heads=1, attention="softmax",
                        qk="bilinear", attn_scale=1.0, combine="mean", input="tokens", vocab_size=V,
@@ -29,11 +31,14 @@ def index_lookup_config(task: IndexLookup) -> AttentionConfig:
 
 def exactness_threshold(task: IndexLookup) -> float:
     """The inverse temperature above which the construction is exact: log(N - 1)."""
+    validate.instance("exactness_threshold", "task", task, IndexLookup)
     return math.log(task.length - 1) if task.length > 1 else -math.inf
 
 
 def index_lookup_onehot(task: IndexLookup, beta: float = 10.0) -> AttentionModel:
     """One layer, one softmax head, width V + N + 1: solves every input when beta > log(N-1)."""
+    validate.instance("index_lookup_onehot", "task", task, IndexLookup)
+    validate.real("index_lookup_onehot", "beta", beta)
     config = index_lookup_config(task)
     d, V = config.d_model, len(task.vocab)
     W_QK = torch.zeros(1, d, d)

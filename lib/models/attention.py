@@ -89,6 +89,10 @@ class AttentionConfig(InputFields, Config):
 
     def __post_init__(self):
         self.check_positive(("d_model", "n_out", "n_layers", "max_len"), _fail)
+        self.check_types(booleans=("residual", "causal", "readout_bias", "maskable"),
+                         optional_positive=("d_head", "d_value"), optional_reals=("attn_scale", "init_std"))
+        if isinstance(self.d_mlp, bool) or not isinstance(self.d_mlp, int):
+            _fail(f"d_mlp must be an integer >= 0, got {self.d_mlp!r}")
         choices = {"attention": ATTENTION, "combine": COMBINE, "qk": QK, "readout": READOUT, "norm": NORM,
                    "mlp_activation": tuple(ACTIVATIONS)}
         for name, allowed in choices.items():
@@ -96,7 +100,7 @@ class AttentionConfig(InputFields, Config):
                 _fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         self.check_input(_fail)
         heads = self.heads
-        if len(heads) != self.n_layers or any(not isinstance(h, int) or h < 1 for h in heads):
+        if len(heads) != self.n_layers or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in heads):
             _fail(f"n_heads must be a positive integer or {self.n_layers} of them, got {self.n_heads!r}")
         if self.combine == "mean" and self.value_size != self.d_model:
             _fail("combine='mean' averages head outputs in the residual stream, so d_value must equal d_model")
@@ -104,7 +108,8 @@ class AttentionConfig(InputFields, Config):
             _fail(f"d_mlp must be >= 0, got {self.d_mlp}")
         if self.maskable and self.qk != "factored":
             _fail("maskable models need qk='factored' (the head-size mask acts on W_Q's columns)")
-        if any(not isinstance(p, int) or not 0 <= p < self.max_len for p in self.masked_keys):
+        if not isinstance(self.masked_keys, tuple) or any(
+                isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < self.max_len for p in self.masked_keys):
             _fail(f"masked_keys must be positions in [0, {self.max_len}), got {self.masked_keys!r}")
 
     # -- derived sizes

@@ -26,6 +26,11 @@ from typing import Mapping
 import torch
 from torch import nn
 
+from .. import validate
+
+#: the largest width, vocabulary or length a config accepts (a bigger one would not fit in memory)
+MAX_SIZE = 10**6
+
 
 class Config:
     """Mixin for every family's frozen config dataclass: ``replace``, ``to_dict`` and the check
@@ -39,11 +44,27 @@ class Config:
         return asdict(self)
 
     def check_positive(self, names, fail) -> None:
-        """Call ``fail(message)`` for the first of ``names`` that is not a positive integer."""
+        """Call ``fail(message)`` for the first of ``names`` that is not a positive integer (up to
+        :data:`MAX_SIZE`)."""
         for name in names:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 fail(f"{name} must be a positive integer, got {value!r}")
+            if value > MAX_SIZE:
+                fail(f"{name} must be at most {MAX_SIZE:,}, got {value!r}")
+
+    def check_types(self, *, booleans=(), optional_positive=(), optional_reals=()) -> None:
+        """Booleans that are real bools (``residual="no"`` is an error, not True), optional
+        positive integers (None or >= 1) and optional finite reals > 0."""
+        owner = type(self).__name__
+        for name in booleans:
+            validate.boolean(owner, name, getattr(self, name))
+        for name in optional_positive:
+            if getattr(self, name) is not None:
+                validate.integer(owner, name, getattr(self, name), minimum=1, maximum=MAX_SIZE)
+        for name in optional_reals:
+            if getattr(self, name) is not None:
+                validate.real(owner, name, getattr(self, name), above=0.0)
 
 
 class Model(nn.Module):
@@ -133,6 +154,11 @@ def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = 
     if family is None:
         raise ValueError(f"build_model: no model family for a {type(config).__name__}; give a family's config "
                          "(lib.models.AttentionConfig, lib.models.MLPConfig, ...)")
+    seed = validate.integer("build_model", "seed", seed, minimum=0)
+    if dtype is not None:
+        validate.dtype("build_model", "dtype", dtype)
+    if device is not None:
+        device = validate.device("build_model", "device", device)
     model = family(config, seed=seed)
     if dtype is not None:
         model = model.to(dtype)

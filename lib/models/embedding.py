@@ -16,11 +16,15 @@ that every family names them alike and constructions load them by the same names
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+from ..validate import ArgumentTypeError
 
 INPUTS = ("tokens", "vectors")
 EMBEDDINGS = {"tokens": ("onehot", "learned"), "vectors": ("linear", "identity")}
@@ -40,10 +44,12 @@ class InputFields:
         if self.embedding not in EMBEDDINGS[self.input]:
             fail(f"embedding for {self.input} inputs must be one of {', '.join(EMBEDDINGS[self.input])}; "
                  f"got {self.embedding!r}")
-        if self.input == "tokens" and not (isinstance(self.vocab_size, int) and self.vocab_size >= 1):
-            fail("token inputs need vocab_size >= 1")
-        if self.input == "vectors" and not (isinstance(self.input_dim, int) and self.input_dim >= 1):
-            fail("vector inputs need input_dim >= 1")
+        for name, needed in (("vocab_size", "tokens"), ("input_dim", "vectors")):
+            value = getattr(self, name)
+            if self.input == needed and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                fail(f"{needed} inputs need {name} to be a positive integer, got {value!r}")
+            if self.input == needed and value > 10**6:
+                fail(f"{name} must be at most 1,000,000, got {value!r}")
         if self.embedding == "identity" and self.input_dim > self.d_model:
             fail(f"identity embedding needs input_dim <= d_model ({self.input_dim} > {self.d_model})")
         if self.onehot_width > self.d_model:
@@ -82,8 +88,59 @@ def add_input_weights(model: nn.Module, c) -> None:
         model.register_buffer("W_pos", sinusoidal_table(c.max_len, c.d_model))
 
 
+_CHECKED = contextvars.ContextVar("inputs_checked", default=False)
+
+
+@contextlib.contextmanager
+def inputs_checked():
+    """Inside, models skip their per-call input check: the trainer checks its data once, up front
+    (:func:`check_inputs`), and a check inside its vmapped or graph-captured step cannot run."""
+    token = _CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
+def check_inputs(owner: str, c, x) -> None:
+    """Raise a clear error unless ``x`` is what a model of config ``c`` reads: token ids
+    ``(B, n)`` of an integer dtype in ``[0, vocab_size)``, or float vectors ``(B, n, input_dim)``;
+    ``n <= max_len`` either way."""
+    if not isinstance(x, torch.Tensor):
+        raise ArgumentTypeError(f"{owner}: inputs must be a torch.Tensor, got {type(x).__name__}")
+    if c.input == "tokens":
+        if x.dim() != 2:
+            raise ValueError(f"{owner}: token inputs must have shape (batch, length), got {tuple(x.shape)}")
+        if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool:
+            raise ArgumentTypeError(f"{owner}: token ids must be integers (torch.long), got {x.dtype}")
+        if x.numel() and (int(x.min()) < 0 or int(x.max()) >= c.vocab_size):
+            raise ValueError(f"{owner}: token ids must lie in [0, {c.vocab_size}) (vocab_size), got ids from "
+                             f"{int(x.min())} to {int(x.max())}")
+    else:
+        if x.dim() != 3 or x.shape[-1] != c.input_dim:
+            raise ValueError(f"{owner}: vector inputs must have shape (batch, length, {c.input_dim}), "
+                             f"got {tuple(x.shape)}")
+        if not x.dtype.is_floating_point:
+            raise ArgumentTypeError(f"{owner}: vector inputs must be floating point, got {x.dtype}")
+    if x.shape[1] > c.max_len:
+        raise ValueError(f"{owner}: sequence length {x.shape[1]} exceeds max_len={c.max_len}")
+
+
+def _checkable(x) -> bool:
+    """Whether a model call may check its inputs' values: not inside :func:`inputs_checked`, a
+    ``vmap``/``grad`` transform or a CUDA-graph capture, where a data-dependent check cannot run."""
+    if not isinstance(x, torch.Tensor):
+        return True  # the check reports the wrong type
+    if _CHECKED.get() or torch._C._functorch.is_functorch_wrapped_tensor(x):
+        return False
+    return not (x.is_cuda and torch.cuda.is_current_stream_capturing())
+
+
 def embed(model: nn.Module, c, x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """The stream before the first layer, ``(B, n, d_model)``, for token ids or vectors ``x``."""
+    """The stream before the first layer, ``(B, n, d_model)``, for token ids or vectors ``x``
+    (checked by :func:`check_inputs` when called directly; see :func:`inputs_checked`)."""
+    if _checkable(x):
+        check_inputs(type(model).__name__, c, x)
     n = x.shape[1]
     if n > c.max_len:
         raise ValueError(f"sequence length {n} exceeds max_len={c.max_len}")

@@ -43,6 +43,7 @@ class MLPConfig(InputFields, Config):
 
     def __post_init__(self):
         self.check_positive(("d_model", "n_out", "max_len", "d_hidden", "n_layers"), _fail)
+        self.check_types(booleans=("readout_bias",), optional_reals=("init_std",))
         if self.activation not in ACTIVATIONS:
             _fail(f"activation must be one of {', '.join(ACTIVATIONS)}; got {self.activation!r}")
         self.check_input(_fail)

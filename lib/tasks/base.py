@@ -16,27 +16,25 @@ from typing import ClassVar, Iterable, Sequence
 
 import torch
 
+from .. import validate
+from ..validate import ArgumentTypeError  # noqa: F401  (re-exported for the task modules)
+
+#: the largest vocabulary (words, symbols, answers) a task builds
+MAX_VOCAB = 10**6
+
 IGNORE = -100  # target value that losses and accuracies skip (cross_entropy's ignore_index)
 SIGN = "→"  # the response sign that ends a sequence to be classified (Chen & Zou's r, a CLS token)
 
 
 # ----------------------------------------------------------------------------- validation
 def check_int(owner: str, name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Return ``value`` if it is an integer in [minimum, maximum], else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{owner}: {name} must be an integer, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{owner}: {name} must be >= {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{owner}: {name} must be <= {maximum}, got {value}")
-    return value
+    """``value`` as an integer in [minimum, maximum] (see :func:`lib.validate.integer`)."""
+    return validate.integer(owner, name, value, minimum, maximum)
 
 
 def check_choice(owner: str, name: str, value, choices: Iterable) -> object:
-    choices = tuple(choices)
-    if value not in choices:
-        raise ValueError(f"{owner}: {name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
+    """``value`` if it is one of ``choices`` (see :func:`lib.validate.choice`)."""
+    return validate.choice(owner, name, value, choices)
 
 
 # ----------------------------------------------------------------------------- containers
@@ -83,6 +81,14 @@ class Batch:
     y: torch.Tensor
 
     def __post_init__(self):
+        for name in ("x", "y"):
+            if not isinstance(getattr(self, name), torch.Tensor):
+                raise ArgumentTypeError(f"Batch: {name} must be a torch.Tensor, got {type(getattr(self, name)).__name__}")
+        if self.x.dim() < 2:
+            raise ValueError(f"Batch: x must have a batch and a sequence axis, (B, n) or (B, n, d); got shape "
+                             f"{tuple(self.x.shape)}")
+        if self.y.dim() < 1:
+            raise ValueError("Batch: y must have a batch axis, got a scalar")
         if self.x.shape[0] != self.y.shape[0]:
             raise ValueError(f"Batch: x has {self.x.shape[0]} examples but y has {self.y.shape[0]}")
 
@@ -99,12 +105,23 @@ class Batch:
 
     @staticmethod
     def cat(batches: Sequence["Batch"]) -> "Batch":
+        _check_batches("Batch.cat", batches)
         return Batch(torch.cat([b.x for b in batches]), torch.cat([b.y for b in batches]))
 
     @staticmethod
     def stack(batches: Sequence["Batch"]) -> "Batch":
         """Stack equally-sized batches along a new leading (ensemble member) axis."""
+        _check_batches("Batch.stack", batches)
         return Batch(torch.stack([b.x for b in batches]), torch.stack([b.y for b in batches]))
+
+
+def _check_batches(owner: str, batches) -> None:
+    if isinstance(batches, Batch) or not isinstance(batches, (list, tuple)):
+        raise ArgumentTypeError(f"{owner}: batches must be a list of Batch, got {type(batches).__name__}")
+    if not batches:
+        raise ValueError(f"{owner}: batches must be a non-empty list, got []")
+    if not all(isinstance(b, Batch) for b in batches):
+        raise ArgumentTypeError(f"{owner}: every element of batches must be a Batch")
 
 
 def make_generator(seed: int) -> torch.Generator:
@@ -115,6 +132,7 @@ def make_generator(seed: int) -> torch.Generator:
 # ----------------------------------------------------------------------------- helpers
 def symbol_names(n: int) -> list[str]:
     """``a, b, ...`` for small alphabets, ``s0, s1, ...`` beyond 26."""
+    check_int("symbol_names", "n", n, minimum=0, maximum=MAX_VOCAB)
     return list(string.ascii_lowercase[:n]) if n <= 26 else [f"s{i}" for i in range(n)]
 
 
@@ -152,7 +170,11 @@ class Task(ABC):
 
     def sample(self, n: int, seed: int | None = None, *, generator: torch.Generator | None = None) -> Batch:
         """Draw ``n`` examples, deterministically given ``seed`` (or a torch.Generator)."""
-        check_int(type(self).__name__, "n", n, minimum=1)
+        check_int(f"{type(self).__name__}.sample", "n", n, minimum=1)
+        validate.size(f"{type(self).__name__}.sample", "the sample (n x seq_len)", n * self.seq_len)
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise ArgumentTypeError(f"{type(self).__name__}.sample: generator must be a torch.Generator, "
+                                    f"got {type(generator).__name__}")
         if (seed is None) == (generator is None):
             raise ValueError(f"{type(self).__name__}.sample: give exactly one of seed= or generator=")
         return self._sample(n, generator if generator is not None else make_generator(seed))

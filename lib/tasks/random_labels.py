@@ -20,9 +20,12 @@ generalise to, so it is a :class:`~lib.tasks.base.Batch`, not a :class:`~lib.tas
 """
 from __future__ import annotations
 
+import math
+
 import torch
 
-from .base import SIGN, Batch, Task, Vocab, check_choice, check_int, make_generator, symbol_names
+from .. import validate
+from .base import MAX_VOCAB, SIGN, Batch, Task, Vocab, check_choice, check_int, make_generator, symbol_names
 
 CONTEXTS = ("shared", "per_example")
 LABELS = ("classes", "reals")
@@ -45,6 +48,9 @@ def query_context_data(n_examples: int, context_size: int, dim: int, *, context:
     check_choice(owner, "labels", labels, LABELS)
     check_int(owner, "n_classes", n_classes, minimum=2)
     check_int(owner, "label_dim", label_dim, minimum=1)
+    validate.size(owner, "the data (n_examples x (context_size + 1) x dim)", T * (n + 1) * d)
+    validate.dtype(owner, "dtype", dtype)
+    check_int(owner, "seed", seed, minimum=0)
     g = make_generator(seed)
     queries = torch.rand(T, 1, d, generator=g, dtype=torch.float64)
     if context == "shared":
@@ -98,9 +104,10 @@ class SequenceClassification(Task):
 
     def __init__(self, n_words: int = 50, length: int = 6, n_examples: int = 1000, dataset_seed: int = 0):
         owner = "SequenceClassification"
-        check_int(owner, "n_words", n_words, minimum=1)
-        check_int(owner, "length", length, minimum=1)
-        check_int(owner, "n_examples", n_examples, minimum=1, maximum=min(n_words**length, 10**7))
+        check_int(owner, "n_words", n_words, minimum=1, maximum=MAX_VOCAB)
+        check_int(owner, "length", length, minimum=1, maximum=MAX_VOCAB)
+        distinct = 10**7 if length * math.log10(n_words) >= 7 else n_words**length  # no huge powers
+        check_int(owner, "n_examples", n_examples, minimum=1, maximum=distinct)
         check_int(owner, "dataset_seed", dataset_seed, minimum=0)
         self.n_words, self.length, self.n_examples, self.dataset_seed = n_words, length, n_examples, dataset_seed
         self.vocab = Vocab(symbol_names(n_words) + [SIGN])

@@ -16,8 +16,9 @@ import math
 
 import torch
 
-from .base import (SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int, held_out, random_rows,
-                   symbol_names)
+from .. import validate
+from .base import (MAX_VOCAB, SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int, held_out,
+                   random_rows, symbol_names)
 
 
 class IndexLookup(Task):
@@ -25,8 +26,8 @@ class IndexLookup(Task):
     target = "class"
 
     def __init__(self, n_symbols: int = 8, length: int = 8):
-        check_int("IndexLookup", "n_symbols", n_symbols, minimum=2)
-        check_int("IndexLookup", "length", length, minimum=1)
+        check_int("IndexLookup", "n_symbols", n_symbols, minimum=2, maximum=MAX_VOCAB)
+        check_int("IndexLookup", "length", length, minimum=1, maximum=MAX_VOCAB)
         self.n_symbols, self.length = n_symbols, length
         self.vocab = Vocab(symbol_names(n_symbols) + [f"@{p}" for p in range(1, length + 1)])
         self.seq_len = length + 1
@@ -71,12 +72,12 @@ class InContextQA(HeldOutSplit, Task):
     def __init__(self, n_questions: int = 20, n_answers: int = 20, k: int = 3, pairs: str = "all",
                  holdout: float = 0.25, split_seed: int = 0):
         owner = "InContextQA"
-        check_int(owner, "n_questions", n_questions, minimum=1)
-        check_int(owner, "n_answers", n_answers, minimum=1)
+        check_int(owner, "n_questions", n_questions, minimum=1, maximum=MAX_VOCAB)
+        check_int(owner, "n_answers", n_answers, minimum=1, maximum=MAX_VOCAB)
         check_int(owner, "k", k, minimum=1, maximum=min(n_questions, n_answers))
         check_choice(owner, "pairs", pairs, ("all", "train", "test"))
-        if not (isinstance(holdout, float) and 0.0 < holdout < 1.0):
-            raise ValueError(f"{owner}: holdout must be a fraction in (0, 1), got {holdout!r}")
+        validate.real(owner, "holdout", holdout, above=0.0, below=1.0)
+        check_int(owner, "split_seed", split_seed, minimum=0)
         self.n_questions, self.n_answers, self.k, self.pairs = n_questions, n_answers, k, pairs
         self.holdout, self.split_seed = holdout, split_seed
         self.vocab = Vocab([f"q{i}" if n_questions > 26 else symbol_names(n_questions)[i] for i in range(n_questions)]

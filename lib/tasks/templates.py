@@ -23,8 +23,9 @@ from functools import lru_cache
 
 import torch
 
-from .base import (SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int, held_out, random_rows,
-                   symbol_names)
+from .. import validate
+from .base import (MAX_VOCAB, SIGN, ArgumentTypeError, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int,
+                   held_out, random_rows, symbol_names)
 
 
 # ----------------------------------------------------------------------------- templates
@@ -46,6 +47,25 @@ def template_of(sequence) -> tuple[int, ...]:
     return tuple(first.setdefault(s, len(first)) for s in sequence)
 
 
+def check_templates(owner: str, templates, length: int) -> tuple[tuple[int, ...], ...]:
+    """``templates`` as a tuple of distinct length-``length`` restricted-growth strings (each its
+    own equality pattern, so no two templates describe the same sequences); all of them if None."""
+    if templates is None:
+        return all_templates(length)
+    if isinstance(templates, (str, bytes)) or not hasattr(templates, "__iter__"):
+        raise ArgumentTypeError(f"{owner}: templates must be a list of tuples of integers, got {templates!r}")
+    templates = tuple(tuple(t) if hasattr(t, "__iter__") else (t,) for t in templates)
+    if not templates:
+        raise ValueError(f"{owner}: templates must be a non-empty list, got ()")
+    for t in templates:
+        if len(t) != length or any(isinstance(w, bool) or not isinstance(w, int) for w in t) or template_of(t) != t:
+            raise ValueError(f"{owner}: template {t} must be a length-{length} restricted-growth string "
+                             "(wildcards numbered by first appearance, e.g. (0, 0, 1))")
+    if len(set(templates)) != len(templates):
+        raise ValueError(f"{owner}: templates must be distinct, got {templates}")
+    return templates
+
+
 # ----------------------------------------------------------------------------- TM
 class TemplateMatching(HeldOutSplit, Task):
     """Generalization (Sec. 4.3): classify ``sub(t, s) →`` by its template ``t``.
@@ -61,21 +81,15 @@ class TemplateMatching(HeldOutSplit, Task):
     def __init__(self, n_words: int = 30, length: int = 3, templates=None, maps: str = "all",
                  holdout: float = 0.25, split_seed: int = 0):
         owner = "TemplateMatching"
-        check_int(owner, "n_words", n_words, minimum=1)
+        check_int(owner, "n_words", n_words, minimum=1, maximum=MAX_VOCAB)
         check_int(owner, "length", length, minimum=1, maximum=10)
         check_choice(owner, "maps", maps, ("all", "train", "test"))
-        templates = all_templates(length) if templates is None else tuple(tuple(t) for t in templates)
-        for t in templates:
-            if len(t) != length or template_of(t) != t:
-                raise ValueError(f"{owner}: template {t} must be a length-{length} restricted-growth string "
-                                 "(wildcards numbered by first appearance, e.g. (0, 0, 1))")
-        if len(set(templates)) != len(templates) or len(templates) < 1:
-            raise ValueError(f"{owner}: templates must be distinct and non-empty")
+        templates = check_templates(owner, templates, length)
         wildcards = max(max(t) for t in templates) + 1
         if n_words < wildcards:
             raise ValueError(f"{owner}: n_words must be >= {wildcards} (the wildcards of the templates), got {n_words}")
-        if not (isinstance(holdout, float) and 0.0 < holdout < 1.0):
-            raise ValueError(f"{owner}: holdout must be a fraction in (0, 1), got {holdout!r}")
+        validate.real(owner, "holdout", holdout, above=0.0, below=1.0)
+        check_int(owner, "split_seed", split_seed, minimum=0)
         self.n_words, self.length, self.templates, self.maps = n_words, length, templates, maps
         self.holdout, self.split_seed = holdout, split_seed
         self.vocab = Vocab(symbol_names(n_words) + [SIGN])
@@ -150,10 +164,10 @@ class InContextTemplateMatching(Task):
 
     def __init__(self, n_words: int = 6, n_answers: int = 6, length: int = 2, k: int = 2, templates=None):
         owner = "InContextTemplateMatching"
-        check_int(owner, "n_words", n_words, minimum=1)
-        check_int(owner, "n_answers", n_answers, minimum=1)
+        check_int(owner, "n_words", n_words, minimum=1, maximum=MAX_VOCAB)
+        check_int(owner, "n_answers", n_answers, minimum=1, maximum=MAX_VOCAB)
         check_int(owner, "length", length, minimum=1, maximum=10)
-        templates = all_templates(length) if templates is None else tuple(tuple(t) for t in templates)
+        templates = check_templates(owner, templates, length)
         check_int(owner, "k", k, minimum=1, maximum=min(len(templates), n_answers))
         self.wildcards = max(max(t) for t in templates) + 1
         if n_words < self.wildcards:

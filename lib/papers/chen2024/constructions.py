@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import torch
 
+from ... import validate
 from ...constructions.blocks import instructive, match, parse_within_blocks
 from ...constructions.weights import WeightBuilder, last_column, normalized_classifier
 from ...models import AttentionConfig, AttentionModel
@@ -50,6 +51,7 @@ def memorization(task: SequenceClassification) -> AttentionModel:
     ``[x_0; x_1; ...; x_{n-2}; 0]``: distinct sequences give distinct vectors of equal norm,
     which Lemma 3's classifier separates.
     """
+    validate.instance("memorization", "task", task, SequenceClassification)
     d, n = len(task.vocab), task.seq_len
     width = max(n * d, d + n)
     w = WeightBuilder(paper_config(task, 1, n, extra_rows=width - d - n))
@@ -75,6 +77,7 @@ def in_context_qa(task: InContextQA) -> AttentionModel:
     head): the last column scores 1 on every column whose question rows equal its own, i.e.
     the block holding the query question. The last column's answer rows become 3 a_c.
     """
+    validate.instance("in_context_qa", "task", task, InContextQA)
     d, n, k = len(task.vocab), task.seq_len, task.k
     w = WeightBuilder(paper_config(task, 2, 1))
     block = [min(i // 3, k) for i in range(n)]  # the final question and sign form block k
@@ -98,6 +101,7 @@ def template_matching(task: TemplateMatching) -> AttentionModel:
     as a base-3 number. Distinct templates give distinct codes; Lemma 3's classifier on the
     positional rows separates them.
     """
+    validate.instance("template_matching", "task", task, TemplateMatching)
     d, n, l = len(task.vocab), task.seq_len, task.length
     w = WeightBuilder(paper_config(task, 2, 1))
     D = w.config.d_model
@@ -133,6 +137,7 @@ def in_context_template_matching(task: InContextTemplateMatching) -> AttentionMo
     The paper's own layer-2/3 matrices make the last column subtract itself and fail
     (see the chapter); this version keeps its depth, head count and width.
     """
+    validate.instance("in_context_template_matching", "task", task, InContextTemplateMatching)
     d, n, l, k = len(task.vocab), task.seq_len, task.length, task.k
     d1, sign = task.n_words, task.sign
     w = WeightBuilder(paper_config(task, 3, (1, 1, 2 * l), extra_rows=l + 2))

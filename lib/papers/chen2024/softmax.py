@@ -32,6 +32,7 @@ import math
 
 import torch
 
+from ... import validate
 from ...constructions.blocks import parse_within_blocks
 from ...constructions.weights import WeightBuilder, last_column, normalized_classifier
 from ...models import AttentionModel, build_model
@@ -48,6 +49,8 @@ def exact_from(betas, accuracies):
 def with_attention(model: AttentionModel, attention: str, beta: float = 1.0) -> AttentionModel:
     """The same weights in a model whose attention is ``attention`` with score scale ``beta``
     (Sec. 16: replace ReLU by softmax at inverse temperature beta)."""
+    validate.instance("with_attention", "model", model, AttentionModel)
+    validate.real("with_attention", "beta", beta, above=0.0)
     config = model.config.replace(attention=attention, attn_scale=beta)
     return build_model(config, dtype=next(model.parameters()).dtype).set_weights(dict(model.named_parameters()))
 
@@ -63,6 +66,8 @@ def template_matching_softmax(task: TemplateMatching, beta: float = 1.0) -> Atte
     Exact as long as the codes of distinct templates differ, which the tests check on every
     sequence.
     """
+    validate.instance("template_matching_softmax", "task", task, TemplateMatching)
+    validate.real("template_matching_softmax", "beta", beta, above=0.0)
     model = with_attention(template_matching(task), "softmax", beta)
     d, n, l = len(task.vocab), task.seq_len, task.length
     W2 = model.get_weight("layers.1.attn.W_QK")
@@ -77,6 +82,8 @@ def template_matching_softmax(task: TemplateMatching, beta: float = 1.0) -> Atte
 
 def in_context_template_matching_softmax(task: InContextTemplateMatching, beta: float = 1.0) -> AttentionModel:
     """Three softmax layers with 1, l and 1 heads (see the module docstring)."""
+    validate.instance("in_context_template_matching_softmax", "task", task, InContextTemplateMatching)
+    validate.real("in_context_template_matching_softmax", "beta", beta, above=0.0)
     d, n, l, k = len(task.vocab), task.seq_len, task.length, task.k
     w = WeightBuilder(paper_config(task, 3, (1, l, 1), extra_rows=l + l * l, attention="softmax", beta=beta))
     span, offsets, code = l + 2, d + n, d + n + l

@@ -23,20 +23,33 @@ import math
 
 import numpy as np
 
+from ... import validate
+
 PASS_RULE = 0.99  # the paper's threshold: "Kruskal rank >= k" if 99% of random k-subsets pass
 EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps)}
 
 
-def _array(vectors) -> np.ndarray:
-    a = np.asarray(vectors.detach().cpu() if hasattr(vectors, "detach") else vectors, dtype=np.float64)
+def _array(vectors, owner: str = "kruskal", name: str = "vectors") -> np.ndarray:
+    try:
+        a = np.asarray(vectors.detach().cpu() if hasattr(vectors, "detach") else vectors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise validate.ArgumentTypeError(f"{owner}: {name} must be an array of numbers, got "
+                                         f"{type(vectors).__name__}") from None
     if a.ndim < 2:
-        raise ValueError(f"expected vectors as rows of a matrix, got shape {a.shape}")
+        raise ValueError(f"{owner}: {name} must be vectors as rows of a matrix, got shape {a.shape}")
+    if a.size and not np.isfinite(a).all():
+        raise ValueError(f"{owner}: {name} must be finite, got NaN or infinite entries")
     return a
+
+
+def _precision(owner: str, precision) -> str:
+    return validate.choice(owner, "precision", precision, tuple(EPS))
 
 
 def ranks(matrices, precision: str = "float32") -> np.ndarray:
     """Numerical rank of each matrix in a stack ``(..., m, k)``."""
-    a = _array(matrices)
+    precision = _precision("ranks", precision)
+    a = _array(matrices, "ranks", "matrices")
     s = np.linalg.svd(a, compute_uv=False)
     tol = s[..., :1] * max(a.shape[-2:]) * EPS[precision]
     return (s > tol).sum(-1)
@@ -48,7 +61,11 @@ def kruskal_rank(vectors, precision: str = "float64", max_subsets: int = 2_000_0
     Subsets are checked from size 1 upwards; the first size with a dependent subset ends the
     search. Refuses sets where that could mean more than ``max_subsets`` subsets.
     """
-    v = _array(vectors)
+    precision = _precision("kruskal_rank", precision)
+    validate.integer("kruskal_rank", "max_subsets", max_subsets, minimum=1)
+    v = _array(vectors, "kruskal_rank")
+    if v.ndim != 2:
+        raise ValueError(f"kruskal_rank: vectors must be a matrix (T, d), got shape {v.shape}")
     T, d = v.shape
     for k in range(1, min(T, d) + 1):
         count = math.comb(T, k)
@@ -65,12 +82,15 @@ def kruskal_rank(vectors, precision: str = "float64", max_subsets: int = 2_000_0
 def kruskal_pass_rate(vectors, k: int, trials: int = 5000, seed: int = 0, precision: str = "float32") -> float:
     """The paper's randomized test: fraction of ``trials`` random k-subsets (without
     replacement) of the rows that are linearly independent."""
-    v = _array(vectors)
+    owner = "kruskal_pass_rate"
+    precision = _precision(owner, precision)
+    v = _array(vectors, owner)
+    if v.ndim != 2:
+        raise ValueError(f"{owner}: vectors must be a matrix (T, d), got shape {v.shape}")
     T = v.shape[0]
-    if not 1 <= k <= T:
-        raise ValueError(f"kruskal_pass_rate: k must be in [1, {T}] (the number of vectors), got {k}")
-    if trials < 1:
-        raise ValueError(f"kruskal_pass_rate: trials must be >= 1, got {trials}")
+    validate.integer(owner, "k", k, minimum=1, maximum=T)
+    validate.integer(owner, "trials", trials, minimum=1, maximum=10**8)
+    validate.integer(owner, "seed", seed, minimum=0)
     if k > v.shape[1]:
         return 0.0  # more than d vectors in R^d are always dependent
     rng = np.random.default_rng(seed)
@@ -84,14 +104,15 @@ def kruskal_pass_rate(vectors, k: int, trials: int = 5000, seed: int = 0, precis
 
 def full_rank_fraction(contexts, precision: str = "float32") -> float:
     """Fraction of the context matrices ``(T, n, d)`` with rank n (Assumption 2 holds if 1)."""
-    c = _array(contexts)
+    precision = _precision("full_rank_fraction", precision)
+    c = _array(contexts, "full_rank_fraction", "contexts")
     return float((ranks(c, precision) == c.shape[-2]).mean())
 
 
 def assumption_report(queries, contexts, trials: int = 5000, seed: int = 0, precision: str = "float32") -> dict:
     """Pass rates of General Position (k = d), Assumption 1 (k = n), Assumption 3 (k = n on
     query + mean context token) and the full-rank fraction of Assumption 2."""
-    q, c = _array(queries), _array(contexts)
+    q, c = _array(queries, "assumption_report", "queries"), _array(contexts, "assumption_report", "contexts")
     n, d = c.shape[-2], q.shape[-1]
     shifted = q + c.mean(-2)
     return {
