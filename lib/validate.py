@@ -104,6 +104,20 @@ def instance(owner: str, name: str, value, cls: type | tuple[type, ...]):
     return value
 
 
+def array(owner: str, name: str, value, ndim: int | tuple[int, ...] | None = None) -> np.ndarray:
+    """A finite float64 numpy array (from a list, an array or a tensor) with ``ndim`` axes."""
+    try:
+        a = np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{owner}: {name} must be an array of numbers, got {type(value).__name__}") from None
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    if allowed is not None and a.ndim not in allowed:
+        fail(owner, name, f"an array with {' or '.join(map(str, allowed))} axes", f"shape {a.shape}")
+    if not np.isfinite(a).all():
+        fail(owner, name, "finite (no NaN or infinity)", f"an array with {int((~np.isfinite(a)).sum())} such entries")
+    return a
+
+
 def dtype(owner: str, name: str, value, floating: bool = True) -> torch.dtype:
     """A ``torch.dtype`` (a floating one unless ``floating=False``), not its name as a string."""
     if not isinstance(value, torch.dtype):

@@ -409,3 +409,59 @@ def test_a_member_whose_loss_turns_nan_is_frozen_and_marked_diverged():
     assert np.isnan(acc[1, list(both.eval_steps).index(both.diverged_at[1]):]).all()
     np.testing.assert_array_equal(acc[0], alone.metrics["train"]["acc"][0])
     assert both.eval_steps[-1] == 40  # the healthy member kept the run going
+
+
+# ----------------------------------------------------------------------------- paper helpers
+from lib.papers.chen2024 import dependence  # noqa: E402
+from lib.papers.mahdavi2024 import bounds, construction as mem  # noqa: E402
+from lib.papers.mahdavi2024.data import relu_hard_data  # noqa: E402
+
+
+@FAST
+@given(bad=st.one_of(non_ints, st.integers(max_value=0)))
+def test_mahdavi_sizes(bad):
+    fails(lambda: mem.rank_bound(bad, 8), "rank_bound", "n_heads")
+    fails(lambda: mem.model_config(16, 8, bad, 4), "model_config", "n_heads")
+    fails(lambda: bounds.relu_capacity(8, bad), "relu_capacity", "hidden")
+    fails(lambda: relu_hard_data(10, 4, 8, seed=bad if bad != 0 else -1), "relu_hard_data", "seed")
+
+
+@FAST
+@given(value=non_finite, where=st.sampled_from(["q", "E", "Y"]))
+def test_memorize_refuses_non_finite_data(value, where):
+    rng = np.random.default_rng(0)
+    data = {"q": rng.standard_normal((5, 8)), "E": rng.standard_normal((4, 8)), "Y": rng.standard_normal(5)}
+    data[where] = data[where].copy()
+    data[where].flat[0] = value
+    fails(lambda: mem.memorize(data["E"], data["q"], data["Y"], n_heads=2, d_head=4), "memorize", where, "finite")
+
+
+@FAST
+@given(T=st.integers(1, 9).filter(lambda t: t != 5), d=st.integers(1, 9).filter(lambda d: d != 8))
+def test_memorize_refuses_shapes_that_disagree(T, d):
+    rng = np.random.default_rng(0)
+    q, E, Y = rng.standard_normal((5, 8)), rng.standard_normal((4, 8)), rng.standard_normal(5)
+    fails(lambda: mem.memorize(rng.standard_normal((4, d)), q, Y, n_heads=2, d_head=4), "memorize", "E")
+    fails(lambda: mem.memorize(E, q, rng.standard_normal(T), n_heads=2, d_head=4), "memorize", "Y")
+
+
+@FAST
+@given(scale=st.one_of(non_reals, st.floats(max_value=0.0)), draws=st.one_of(non_ints, st.integers(max_value=0)))
+def test_random_ranks(scale, draws):
+    batch = query_context_data(6, 4, 8)
+    fails(lambda: bounds.random_ranks(batch, 2, scale, 3), "random_ranks", "scale")
+    fails(lambda: bounds.random_ranks(batch, 2, 1.0, draws), "random_ranks", "draws")
+    fails(lambda: mem.check_theorem_1("batch", 2, 4), "check_theorem_1", "batch", "Batch")
+
+
+@FAST
+@given(lambdas=st.one_of(st.lists(st.floats(allow_nan=True), min_size=4, max_size=4), st.lists(st.integers(), max_size=3),
+                         st.text(max_size=3)),
+       margin=st.one_of(non_reals, st.floats(max_value=-1e-9)))
+def test_chen_dependence_helpers(lambdas, margin):
+    task = IndexLookup(4, 4)
+    batch = task.sample(4, seed=0)
+    model = build_model(AttentionConfig(d_model=16, n_out=4, vocab_size=len(task.vocab), max_len=task.seq_len))
+    fails(lambda: dependence.dependence_residual(model, batch, lambdas), "dependence_residual", "lambdas")
+    fails(lambda: dependence.strict_accuracy(model, batch, margin), "strict_correct", "margin")
+    fails(lambda: dependence.strict_accuracy("model", batch), "strict_correct", "model")

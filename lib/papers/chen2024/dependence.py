@@ -19,12 +19,24 @@ from collections import Counter
 
 import torch
 
+from ... import validate
+from ...models import Model
 from ...tasks import Batch
+
+
+def _lambdas(owner: str, lambdas, n: int) -> list[int]:
+    values = validate.integers(owner, "lambdas", list(lambdas) if isinstance(lambdas, torch.Tensor) else lambdas)
+    if len(values) != n:
+        validate.fail(owner, "lambdas", f"one integer weight per sequence ({n})", lambdas)
+    return values
 
 
 def is_dependent(x: torch.Tensor, lambdas) -> bool:
     """Def. 3: same last token everywhere, and equal token multisets at every position."""
-    lambdas = [int(v) for v in lambdas]
+    validate.instance("is_dependent", "x", x, torch.Tensor)
+    if x.dim() != 2:
+        validate.fail("is_dependent", "x", "token ids of shape (sequences, length)", f"shape {tuple(x.shape)}")
+    lambdas = _lambdas("is_dependent", lambdas, x.shape[0])
     if len(set(x[:, -1].tolist())) != 1 or not any(lambdas):
         return False
     for position in range(x.shape[1]):
@@ -39,6 +51,9 @@ def is_dependent(x: torch.Tensor, lambdas) -> bool:
 @torch.no_grad()
 def dependence_residual(model, batch: Batch, lambdas, weights: torch.Tensor | None = None) -> float:
     """``max |sum_i lambda_i w_i o(X_i)|`` relative to ``max |o|`` (w = 1 unless given)."""
+    validate.instance("dependence_residual", "model", model, Model)
+    validate.instance("dependence_residual", "batch", batch, Batch)
+    lambdas = _lambdas("dependence_residual", lambdas, len(batch))
     logits = model(batch.x).double()
     lam = torch.tensor(lambdas, dtype=torch.float64)
     if weights is not None:
@@ -61,6 +76,9 @@ def softmax_normalizers(model, x: torch.Tensor) -> torch.Tensor:
 def strict_correct(model, batch: Batch, margin: float = 1e-6) -> torch.Tensor:
     """Per example: does the target logit beat every other logit by more than ``margin``?
     (arg-max alone would count ties as right for the first class.)"""
+    validate.instance("strict_correct", "model", model, Model)
+    validate.instance("strict_correct", "batch", batch, Batch)
+    validate.real("strict_correct", "margin", margin, minimum=0.0)
     logits = model(batch.x).double()
     target = logits.gather(1, batch.y[:, None])
     others = logits.scatter(1, batch.y[:, None], float("-inf"))

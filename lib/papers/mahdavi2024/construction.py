@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from ... import validate
 from ...models import AttentionConfig, AttentionModel, build_model
 from ...tasks import Batch
 from ...tasks.random_labels import contexts, queries
@@ -44,6 +45,10 @@ from ...tasks.random_labels import contexts, queries
 def model_config(dim: int, context_size: int, n_heads: int, d_head: int, d_value: int = 1, d_out: int = 1,
                  skip: bool = False) -> AttentionConfig:
     """The layer of eqs. (1)-(6) as a configuration of the shared model."""
+    for name, value in (("dim", dim), ("context_size", context_size), ("n_heads", n_heads), ("d_head", d_head),
+                        ("d_value", d_value), ("d_out", d_out)):
+        validate.integer("model_config", name, value, minimum=1)
+    validate.boolean("model_config", "skip", skip)
     return AttentionConfig(d_model=dim, n_out=d_out, n_layers=1, n_heads=n_heads, d_head=d_head, d_value=d_value,
                        attention="softmax", attn_scale=1.0, combine="project", residual=skip, input="vectors",
                        input_dim=dim, embedding="identity", positions="none", max_len=context_size + 1,
@@ -216,10 +221,24 @@ def memorize(E, q, Y, n_heads: int, d_head: int, d_value: int | None = None, ski
              seed: int = 0, gap: float = 40.0) -> Memorizer:
     """Theorem 1: weights of an H-head layer that map every query ``q[t]`` with context
     ``E[t]`` (or a shared ``E``) to ``Y[t]``, for T <= H(min(n, d_head) - 1) + 1 examples."""
-    q = np.asarray(q, dtype=np.float64)
+    owner = "memorize"
+    q = validate.array(owner, "q", q, ndim=2)
     T, d = q.shape
+    E = validate.array(owner, "E", E, ndim=(2, 3))
+    if E.shape[-1] != d or (E.ndim == 3 and E.shape[0] != T):
+        validate.fail(owner, "E", f"a shared context (n, {d}) or one per example ({T}, n, {d})", f"shape {E.shape}")
     E = _contexts(E, T)
-    Y = np.asarray(Y, dtype=np.float64).reshape(T, -1)
+    Y = validate.array(owner, "Y", Y, ndim=(1, 2))
+    if Y.shape[0] != T:
+        validate.fail(owner, "Y", f"one label per query ({T} rows)", f"shape {Y.shape}")
+    Y = Y.reshape(T, -1)
+    validate.integer(owner, "n_heads", n_heads, minimum=1)
+    validate.integer(owner, "d_head", d_head, minimum=1)
+    if d_value is not None:
+        validate.integer(owner, "d_value", d_value, minimum=1)
+    validate.boolean(owner, "skip", skip)
+    validate.integer(owner, "seed", seed, minimum=0)
+    validate.real(owner, "gap", gap, above=0.0)
     d_out = Y.shape[1]
     d_value = d_out if d_value is None else d_value
     r = min(E.shape[1], d_head)
@@ -251,6 +270,10 @@ def probe(model: AttentionModel, x: torch.Tensor) -> tuple[np.ndarray, np.ndarra
 def rank_bound(n_heads: int, context_size: int, d_head: int | None = None) -> int:
     """H(r - 1) + 1 with r = min(n, d_head): Theorem 1's T, and Prop. 2's cap on rank(Z) under a
     shared context (with d_head omitted)."""
+    validate.integer("rank_bound", "n_heads", n_heads, minimum=1)
+    validate.integer("rank_bound", "context_size", context_size, minimum=1)
+    if d_head is not None:
+        validate.integer("rank_bound", "d_head", d_head, minimum=1)
     r = context_size if d_head is None else min(context_size, d_head)
     return n_heads * (r - 1) + 1
 
@@ -262,6 +285,8 @@ def check_theorem_1(batch: Batch, n_heads: int, d_head: int, d_out: int = 1, d_v
     ``seed``), load them into the shared model and report, through the model's own forward pass,
     what the proof promises: rank Z = T = H(r-1)+1, every label fitted, rank W_K W_Q^T <= d_h,
     later heads saturated and each example's own head not (see :func:`theorem_1_holds`)."""
+    validate.instance("check_theorem_1", "batch", batch, Batch)
+    validate.integer("check_theorem_1", "d_out", d_out, minimum=1)
     q, E = queries(batch).double().numpy(), contexts(batch).double().numpy()
     Y = np.random.default_rng(seed).standard_normal((len(q), d_out))
     built = memorize(E, q, Y, n_heads, d_head, d_value=d_value, skip=skip, seed=seed)
@@ -277,6 +302,13 @@ def check_theorem_1(batch: Batch, n_heads: int, d_head: int, d_out: int = 1, d_v
 
 def theorem_1_holds(report: dict, d_head: int, tolerance: float = 1e-6) -> bool:
     """Whether a :func:`check_theorem_1` report shows everything Theorem 1's proof promises."""
+    validate.instance("theorem_1_holds", "report", report, dict)
+    missing = {"rank Z", "T", "H(r-1)+1", "max |y_hat - y|", "max rank W_K W_Q^T", "later_heads_saturated",
+               "own_head_unsaturated"} - set(report)
+    if missing:
+        raise ValueError(f"theorem_1_holds: report must come from check_theorem_1; it lacks {sorted(missing)}")
+    validate.integer("theorem_1_holds", "d_head", d_head, minimum=1)
+    validate.real("theorem_1_holds", "tolerance", tolerance, above=0.0)
     return (report["rank Z"] == report["T"] == report["H(r-1)+1"] and report["max |y_hat - y|"] < tolerance
             and report["max rank W_K W_Q^T"] <= d_head and report["later_heads_saturated"] == 1.0
             and report["own_head_unsaturated"] == 1.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ... import validate
 from ...tasks.base import Batch, check_int, make_generator
 from ...tasks.random_labels import as_sequences
 
@@ -18,6 +19,9 @@ def relu_hard_data(n_examples: int, context_size: int, dim: int, seed: int = 0,
     T = check_int(owner, "n_examples", n_examples, minimum=1)
     n = check_int(owner, "context_size", context_size, minimum=1)
     d = check_int(owner, "dim", dim, minimum=n + 1)
+    check_int(owner, "seed", seed, minimum=0)
+    validate.dtype(owner, "dtype", dtype)
+    validate.size(owner, "the data (n_examples x (context_size + 1) x dim)", T * (n + 1) * d)
     g = make_generator(seed)
     q = torch.zeros(T, d, dtype=torch.float64)
     q[:, d - n:] = torch.randn(T, n, generator=g, dtype=torch.float64)
