@@ -1,4 +1,6 @@
 """Mahdavi et al. (2024): the data, the assumption tests and Theorem 1's construction."""
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -195,3 +197,41 @@ def test_folded_readout_row_equals_the_full_computation_for_restricted_models():
     model.restrict(n_heads=3, d_head=4, n_keys=6)
     x = torch.rand(5, 9, 8, dtype=torch.float64)
     assert torch.allclose(model(x), model(x, cache={}), atol=1e-12, rtol=0)  # cache: every row, unfolded
+
+
+# ----------------------------------------------------------------------------- the official recipe
+def test_official_data_is_the_codes_bit_for_bit():
+    """The fingerprints of the official RandomDataset for seed 42, n = 8, d = 16, T = 200."""
+    from lib.papers.mahdavi2024.official import official_data
+
+    batch = official_data(200, 8, 16, seed=42)
+    assert batch.x.dtype == torch.float32 and batch.x.shape == (200, 9, 16)
+    assert round(float(batch.x.double().sum()), 6) == 13939.665909
+    assert batch.y[:10].tolist() == [67, 6, 4, 23, 11, 58, 70, 75, 64, 74]
+    assert batch.x[0, 1, :3].tolist() == [np.float32(0.37454012), np.float32(0.95071429), np.float32(0.73199391)]
+    assert torch.equal(batch.x[0, 1:], batch.x[199, 1:])  # one shared context
+
+
+def test_official_init_draws_the_codes_distributions():
+    from lib.papers.mahdavi2024.official import official_model
+
+    model = official_model(16, 8, 4, 16)(seed=3)
+    w = dict(model.named_parameters())
+    xavier = {"layers.0.attn.W_Q": math.sqrt(6 / 32), "layers.0.attn.W_V": math.sqrt(6 / 17),
+              "layers.0.attn.W_O": math.sqrt(6 / (16 + 4))}
+    for name, bound in xavier.items():
+        values = w[name].detach().abs()
+        assert values.max() <= bound and values.max() > 0.8 * bound, name  # uniform up to the Xavier bound
+    assert w["b_in"].abs().max() <= 0.25 and w["b_in"].abs().max() > 0  # nn.Linear's default: 1/sqrt(16)
+    again = official_model(16, 8, 4, 16)(seed=3)
+    assert all(torch.equal(p, q) for p, q in zip(model.parameters(), again.parameters()))
+
+
+def test_best_checkpoint_reports_the_lowest_loss_evaluation():
+    from types import SimpleNamespace
+
+    from lib.papers.mahdavi2024.official import best_checkpoint
+
+    run = SimpleNamespace(metrics={"train": {"loss": np.array([[3.0, 1.0, 2.0, 1.0], [2.0, np.nan, 1.5, 1.6]]),
+                                             "acc": np.array([[0.1, 0.6, 0.7, 0.9], [0.2, 0.0, 0.5, 0.8]])}})
+    assert best_checkpoint(run).tolist() == [0.6, 0.5]  # not the last accuracy; first on ties; NaN never best
