@@ -235,3 +235,15 @@ def test_best_checkpoint_reports_the_lowest_loss_evaluation():
     run = SimpleNamespace(metrics={"train": {"loss": np.array([[3.0, 1.0, 2.0, 1.0], [2.0, np.nan, 1.5, 1.6]]),
                                              "acc": np.array([[0.1, 0.6, 0.7, 0.9], [0.2, 0.0, 0.5, 0.8]])}})
     assert best_checkpoint(run).tolist() == [0.6, 0.5]  # not the last accuracy; first on ties; NaN never best
+
+
+def test_ablation_names_the_ingredient_with_the_largest_effect():
+    from lib.papers.mahdavi2024.official import ablation
+
+    cells = {("official", 1): np.array([0.04, 0.06]), ("our init", 1): np.array([0.14, 0.16]),
+             ("our data", 1): np.array([0.05, 0.07]), ("ours", 1): np.array([0.15, 0.15])}
+    found = ablation(cells)
+    assert found["cause"] == "our init" and found["inside"] == {1: True}
+    assert abs(found["gap"]["our init"] - 0.1) < 1e-12 and abs(found["gap"]["our data"] - 0.01) < 1e-12
+    cells[("official", 1)] = np.array([0.5, 0.5])  # far from the official code's 0.040
+    assert ablation(cells)["inside"] == {1: False}

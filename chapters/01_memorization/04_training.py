@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 
 from lib import claims, scale
-from lib.papers.mahdavi2024 import sweeps
+from lib.papers.mahdavi2024 import official, sweeps
 from lib.papers.mahdavi2024.construction import rank_bound
 from lib.papers.mahdavi2024.training import linear_fit
 from lib.plots import legend_outside, panels, paper_vs_ours, readable, stamp, sweep, table, use_style
@@ -75,7 +75,7 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # | $n$ sweep (Fig. 2b) | 1-60, $H = 20$, $T$ = 6k-18k | 1-12, $H = 4$, $T$ = 200, 400 |
 # | $d_h$ sweep (Fig. 2c) | 10-64, $H = 30$, $n = 32$, $T$ = 10k-20k | 1-16, $H = 4$, $n = 8$, $T$ = 200 |
 # | optimizer | Adam, lr $10^{-3}$, batch 256, 50k-300k steps | Adam, lr $10^{-2}$, full batch, 2k-5k steps |
-# | initialization | Xavier uniform | $N(0, 1/\text{fan-in})$ |
+# | initialization | Xavier uniform | $N(0, 1/\text{fan-in})$ (see {ref}`mem-official`) |
 # | seeds | 1 in `reproduce.sh` (6 in the authors' runs) | 4, each with its own dataset |
 #
 # All points of a sweep that share $T$, with all their seeds, train together as **one ensemble**
@@ -91,6 +91,74 @@ results = {name: s.result(device=device) for name, s in sweeps.SWEEPS.items()}
 table(pd.DataFrame([{"sweep": name, "scale": r.scale, "points": len(r.points), "seeds": len(r.config["seeds"]),
                      "settings": readable({k: v for k, v in r.config.items() if k != "seeds"}),
                      "wall time (s)": r.wall_s} for name, r in results.items()]).set_index("sweep"))
+
+# %% [markdown]
+# (mem-official)=
+# ## Our recipe against the official code's
+#
+# Run side by side on one small configuration (shared context, $d = d_h = 16$, $n = 8$, 100
+# classes, $T = 200$, Adam at $10^{-3}$ with the code's warm-up and cosine decay, every step the
+# full set, 20,000 steps, early stop at 100%), our recipe memorized up to twice what the official
+# code does (at $H = 2$ and $H = 4$). The official code's own numbers, from running it
+# (seed 42; seeds 1 and 2 at $H = 4, 8$; `official.OFFICIAL_CODE`), the reference for this section;
+# they are the last row of the table below.
+#
+# `lib.papers.mahdavi2024.official` rebuilds the official recipe on the course's own model and
+# trainer: the code's data generator bit for bit (a test checks its fingerprints), its
+# initialisation (Xavier uniform for the heads, `nn.Linear`'s default for the embedding and the
+# decoder) and its checkpoint rule (the accuracy of the lowest-loss evaluation). The sweep
+# `official_vs_ours` then swaps one ingredient at a time for ours: our initialisation
+# $N(0, 1/\text{fan-in})$, our data generator (the same distributions, drawn by torch), or both
+# ("ours"). Four seeds per cell, accuracy by the official rule.
+
+# %%
+comparison = sweeps.SWEEPS["official_vs_ours"].result(device=device)
+cells = official.comparison_cells(comparison)
+table(official.comparison_table(cells))
+
+# %%
+if comparison.scale != "smoke":
+    found = official.ablation(cells)
+    heads_cmp = sorted(found["inside"])
+    print("mean accuracy above the official recipe (averaged over H):", readable(found["gap"]))
+    print("official recipe within 0.05 of the official code's runs:", readable(found["inside"]))
+    record(ref="Sec. 6 (official recipe)", label="mem-official",
+           statement="the course's model and trainer, given the official code's data, initialisation and "
+                     "checkpoint rule, memorize what the official code does (d=16, n=8, T=200)",
+           paper_value="official code: " + "; ".join(f"H={h}: {', '.join(f'{v:.3f}' for v in vs)}"
+                                                   for h, vs in official.OFFICIAL_CODE.items()),
+           ours="official recipe (4 seeds): " + "; ".join(f"H={h}: {cells['official', h].mean():.3f}"
+                                                          for h in heads_cmp),
+           passed=all(found["inside"].values()), partly=sum(found["inside"].values()) >= len(heads_cmp) - 1,
+           substitute="the official code's numbers come from running it by hand (1-3 seeds)")
+    gap, cause = found["gap"], found["cause"]
+    record(ref="Sec. 6 (our recipe's gap)", label="mem-official",
+           statement="which single deviation of our recipe makes it memorize more than the official code's",
+           paper_value="not in the paper (our own deviation)",
+           ours=f"{cause}: {gap[cause]:+.3f} mean accuracy (our data {gap['our data']:+.3f}, our init "
+                f"{gap['our init']:+.3f}, both {gap['ours']:+.3f})",
+           passed=abs(gap[cause]) >= 0.5 * abs(gap["ours"]), substitute="an ablation of our own recipe")
+
+# %% [markdown]
+# **What the comparison says** (default scale, four seeds per cell).
+# - The course's model and trainer, given the official recipe, land on the official code's numbers
+#   where it has several runs: $H = 4$ gives 0.375-0.50 (the code: 0.385-0.555), and $H = 8$ fits
+#   (almost) every example. At $H = 1$ they are near its single run (0.064 against 0.040). At
+#   $H = 2$ they stay below its single run (0.13 against 0.20), so that cell is open. This is why
+#   the first claim above is "partly".
+# - Swapping in **our initialisation** alone reproduces our recipe's gap (at $H = 4$, 0.83 against
+#   0.44; at $H = 8$ it fits everything in half the steps). Our data generator alone moves the
+#   numbers less and not consistently. The checkpoint rule makes no difference here: every run's
+#   lowest-loss evaluation is its last.
+# - The two initialisations differ most in $W_O$. Ours draws $N(0, 1/\text{fan-in})$ with fan-in
+#   $d_v = 1$, a standard deviation of 1. The code's Xavier over the $(H, d)$ matrix gives about
+#   0.35. Our embedding and decoder also start larger, and we start biases at zero where
+#   `nn.Linear` draws them. Which of these matters has not been separated yet.
+#
+# The figures below keep our recipe (with $\text{lr} = 10^{-2}$ and fewer steps, to fit a CPU),
+# so their absolute numbers run above what the official code would reach. What they compare
+# with the paper are its trends (linear in $H$, monotone in $n$). Whether the official
+# initialisation changes those trends at this scale has not been run yet.
 
 # %% [markdown]
 # (mem-fig2)=

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import scale as _scale
 from ...results import Result, Sweep
+from . import official
 from .training import run_group
 
 
@@ -107,6 +108,9 @@ SWEEPS: dict[str, Sweep] = {
     key: Sweep("mahdavi2024", key, partial(sweep, key), _run, group_by=("T",), about=about)
     for key, about in _ABOUT.items()
 }
+SWEEPS["official_vs_ours"] = Sweep(
+    "mahdavi2024", "official_vs_ours", official.comparison, official.run_comparison, group_by=("H",), heavy=False,
+    about="issue 16: the official recipe and ours, one ingredient swapped at a time (d=16, n=8, T=200)")
 
 
 def result(name: str, scale: str | None = None, *, device=None):
