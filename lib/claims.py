@@ -16,6 +16,7 @@ records through a :class:`Recorder` bound to its paper and chapter.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -71,8 +72,6 @@ def verdict(passed: bool, partly: bool = False, substitute: str | None = None) -
 def below(x: float) -> str:
     """``"< 1e-07"`` for 3e-08: the power of ten above a rounding-noise number, so that a claim's
     wording does not change from run to run with the last bits of a floating-point error."""
-    import math
-
     x = abs(float(x))
     return "0" if x == 0 else f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
 

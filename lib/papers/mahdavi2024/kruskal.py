@@ -30,15 +30,10 @@ EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.
 
 
 def _array(vectors, owner: str = "kruskal", name: str = "vectors") -> np.ndarray:
-    try:
-        a = np.asarray(vectors.detach().cpu() if hasattr(vectors, "detach") else vectors, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise validate.ArgumentTypeError(f"{owner}: {name} must be an array of numbers, got "
-                                         f"{type(vectors).__name__}") from None
+    """Finite float64 vectors as rows of a matrix (or a stack of matrices)."""
+    a = validate.array(owner, name, vectors)
     if a.ndim < 2:
         raise ValueError(f"{owner}: {name} must be vectors as rows of a matrix, got shape {a.shape}")
-    if a.size and not np.isfinite(a).all():
-        raise ValueError(f"{owner}: {name} must be finite, got NaN or infinite entries")
     return a
 
 
