@@ -495,7 +495,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         newly_diverged = ~finite & (diverged_at < 0)
         if newly_diverged.any():
             diverged_at[newly_diverged] = step
-            optimizer.freeze(torch.as_tensor((stopped_at < 0) & (diverged_at < 0), device=device))
+            optimizer.freeze(torch.as_tensor(_training(stopped_at, diverged_at), device=device))
         if (diverged_at >= 0).any():
             for h in history.values():
                 for metric in h:
@@ -504,10 +504,10 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
             name, metric, threshold = config.stop_when[:3]
             value = stop_value if metric == "acc" and config.stop_margin else history[name][metric][-1]
             done = value >= threshold if metric == "acc" else value <= threshold
-            newly = done & (stopped_at < 0) & (diverged_at < 0)
+            newly = done & _training(stopped_at, diverged_at)
             if newly.any():
                 stopped_at[newly] = step
-                optimizer.freeze(torch.as_tensor((stopped_at < 0) & (diverged_at < 0), device=device))
+                optimizer.freeze(torch.as_tensor(_training(stopped_at, diverged_at), device=device))
 
     saver = _Checkpoint.begin(dict(seeds=seeds, config=config.to_dict(), layout=[(n, list(s)) for n, s in
                                                                               layout.shapes.items()],
@@ -526,7 +526,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         evaluate(0)
     stepper = _CapturedStep(update, optimizer) if (graph if graph is not None else device.type == "cuda") else None
     bar = tqdm(total=last, initial=step, desc=desc, disable=not progress, mininterval=1.0, leave=False)
-    while step < last and ((stopped_at < 0) & (diverged_at < 0)).any():
+    while step < last and _training(stopped_at, diverged_at).any():
         step += 1
         until = min(last, (step + config.eval_every - 1) // config.eval_every * config.eval_every)
         x, y = source.batch(step, until)
@@ -535,7 +535,7 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         if step % config.eval_every == 0 or step == config.steps:
             evaluate(step)
             shown = {f"{n}_acc": f"{np.mean(h['acc'][-1]):.3f}" for n, h in history.items()}
-            bar.set_postfix(active=int(((stopped_at < 0) & (diverged_at < 0)).sum()), **shown)
+            bar.set_postfix(active=int(_training(stopped_at, diverged_at).sum()), **shown)
             if saver and step == until:
                 saver.maybe_save(lambda: _snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step,
                                                    history, loss_log, wall_before + time.perf_counter() - start_time))
@@ -553,6 +553,11 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         saver.save(_snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step, history, loss_log,
                              wall))
     return run
+
+
+def _training(stopped_at: np.ndarray, diverged_at: np.ndarray) -> np.ndarray:
+    """Which members still train: neither stopped early nor diverged."""
+    return (stopped_at < 0) & (diverged_at < 0)
 
 
 def _check_data(model_config, data, evals, config: TrainConfig) -> None:
@@ -714,7 +719,7 @@ def _restore(state, flat, optimizer, source, stopped_at, diverged_at, eval_steps
     source.load_state_dict(state["source"])
     stopped_at[:] = state["stopped_at"]
     diverged_at[:] = state.get("diverged_at", -1)
-    optimizer.freeze(torch.as_tensor((stopped_at < 0) & (diverged_at < 0), device=device))
+    optimizer.freeze(torch.as_tensor(_training(stopped_at, diverged_at), device=device))
     eval_steps[:] = state["eval_steps"]
     history.update(state["history"])
     loss_log[:state["step"]] = state["loss_log"].to(device)

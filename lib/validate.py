@@ -25,6 +25,9 @@ import torch
 
 #: the most elements a single table, vocabulary or sample may have (2^31, about 8 GiB of float32)
 MAX_ELEMENTS = 2**31
+#: the largest single size an argument may ask for (a width, a vocabulary, a length); a bigger one
+#: would not fit in memory once multiplied by anything else
+MAX_COUNT = 10**6
 
 
 class ArgumentTypeError(TypeError, ValueError):

@@ -212,38 +212,88 @@ def test_official_data_is_the_codes_bit_for_bit():
     assert torch.equal(batch.x[0, 1:], batch.x[199, 1:])  # one shared context
 
 
-def test_official_init_draws_the_codes_distributions():
-    from lib.papers.mahdavi2024.official import official_model
+def test_official_init_is_the_codes_bit_for_bit():
+    """The code seeds torch's global generator and builds nn.Linear, per-head Xavier W_q, W_k,
+    W_v, one Xavier W_o, then the decoder: the same draws, made with torch's global generator
+    here, equal official_init's weights exactly."""
+    from lib.papers.mahdavi2024.comparison import official_model
 
-    model = official_model(16, 8, 4, 16)(seed=3)
-    w = dict(model.named_parameters())
-    xavier = {"layers.0.attn.W_Q": math.sqrt(6 / 32), "layers.0.attn.W_V": math.sqrt(6 / 17),
-              "layers.0.attn.W_O": math.sqrt(6 / (16 + 4))}
-    for name, bound in xavier.items():
-        values = w[name].detach().abs()
-        assert values.max() <= bound and values.max() > 0.8 * bound, name  # uniform up to the Xavier bound
-    assert w["b_in"].abs().max() <= 0.25 and w["b_in"].abs().max() > 0  # nn.Linear's default: 1/sqrt(16)
-    again = official_model(16, 8, 4, 16)(seed=3)
-    assert all(torch.equal(p, q) for p, q in zip(model.parameters(), again.parameters()))
+    d, C, H, dk = 16, 100, 3, 5
+    torch.manual_seed(7)
+    embedding = torch.nn.Linear(d, d)
+    heads = [[torch.nn.init.xavier_uniform_(torch.empty(d, w)) for w in (dk, dk, 1)] for _ in range(H)]
+    W_o = torch.nn.init.xavier_uniform_(torch.empty(H, d))
+    decoder = torch.nn.Linear(d, C)
+    w = {k: v.detach() for k, v in official_model(d, 8, H, dk)(seed=7).named_parameters()}
+    assert torch.equal(w["W_in"], embedding.weight.detach().T) and torch.equal(w["b_in"], embedding.bias.detach())
+    for i, name in enumerate(("W_Q", "W_K", "W_V")):
+        assert torch.equal(w["layers.0.attn." + name], torch.stack([h[i] for h in heads])), name
+    assert torch.equal(w["layers.0.attn.W_O"][:, 0], W_o)
+    assert torch.equal(w["W_U"], decoder.weight.detach().T) and torch.equal(w["b_U"], decoder.bias.detach())
 
 
-def test_best_checkpoint_reports_the_lowest_loss_evaluation():
+def test_official_init_of_a_restricted_model_is_the_smaller_models():
+    from lib.models import build_model
+    from lib.papers.mahdavi2024.comparison import official_model
+    from lib.papers.mahdavi2024.official import official_init
+    from lib.papers.mahdavi2024.training import model_config
+
+    small = dict(official_model(16, 4, 2, 3)(seed=5).named_parameters())
+    big = build_model(model_config(16, 8, 4, 6).replace(maskable=True), seed=0)
+    big = dict(official_init(big, 5, n_heads=2, d_head=3).restrict(2, 3, 5).named_parameters())
+    for name in ("W_Q", "W_K"):
+        w = big["layers.0.attn." + name]
+        assert torch.equal(w[:2, :, :3], small["layers.0.attn." + name]) and not w[2:].any() and not w[:, :, 3:].any()
+    assert torch.equal(big["layers.0.attn.W_O"][:2], small["layers.0.attn.W_O"])
+    assert not big["layers.0.attn.W_O"][2:].any()
+    assert torch.equal(big["W_U"], small["W_U"]) and torch.equal(big["W_in"], small["W_in"])
+
+
+def test_best_checkpoint_reports_the_lowest_loss_evaluation_as_the_code_schedules_them():
     from types import SimpleNamespace
 
     from lib.papers.mahdavi2024.official import best_checkpoint
 
-    run = SimpleNamespace(metrics={"train": {"loss": np.array([[3.0, 1.0, 2.0, 1.0], [2.0, np.nan, 1.5, 1.6]]),
-                                             "acc": np.array([[0.1, 0.6, 0.7, 0.9], [0.2, 0.0, 0.5, 0.8]])}})
-    assert best_checkpoint(run).tolist() == [0.6, 0.5]  # not the last accuracy; first on ties; NaN never best
+    run = SimpleNamespace(metrics={"train": {"loss": np.array([[3.0, 1.0, 2.0, 1.0, 0.5], [2.0, np.nan, 1.5, 1.6, 9.0]]),
+                                             "acc": np.array([[0.1, 0.6, 0.7, 0.9, 1.0], [0.2, 0.0, 0.5, 0.8, 0.1]])}},
+                          eval_steps=[0, 10, 20, 30, 40], config=SimpleNamespace(steps=40, eval_every=10))
+    # the evaluation after the last update is left out (the code's last comes E - 1 updates earlier);
+    # then not the last accuracy, the first on ties, NaN never best
+    assert best_checkpoint(run).tolist() == [0.6, 0.5]
+    assert best_checkpoint(run, last_update_counts=True).tolist() == [1.0, 0.5]
+    assert best_checkpoint(run, metric="loss").tolist() == [1.0, 1.5]
 
 
-def test_ablation_names_the_ingredient_with_the_largest_effect():
-    from lib.papers.mahdavi2024.official import ablation
+def test_ablation_matches_seed_by_seed_and_names_the_largest_ingredient():
+    from lib.papers.mahdavi2024.comparison import ablation
 
-    cells = {("official", 1): np.array([0.04, 0.06]), ("our init", 1): np.array([0.14, 0.16]),
-             ("our data", 1): np.array([0.05, 0.07]), ("ours", 1): np.array([0.15, 0.15])}
-    found = ablation(cells)
-    assert found["cause"] == "our init" and found["inside"] == {1: True}
-    assert abs(found["gap"]["our init"] - 0.1) < 1e-12 and abs(found["gap"]["our data"] - 0.01) < 1e-12
-    cells[("official", 1)] = np.array([0.5, 0.5])  # far from the official code's 0.040
-    assert ablation(cells)["inside"] == {1: False}
+    seeds = [42, 1]
+    cells = {("official", 1): np.array([0.045, 0.3]), ("our init", 1): np.array([0.14, 0.4]),
+             ("our data", 1): np.array([0.05, 0.31]), ("ours", 1): np.array([0.15, 0.4]),
+             ("our W_V, W_O", 4): np.array([0.9, 0.9])}  # run at one H only: not a candidate cause
+    found = ablation(cells, seeds)
+    assert found["matched"] and found["compared"] == 1 and abs(found["largest_apart"] - 0.005) < 1e-12
+    assert found["cause"] == "our init"
+    assert abs(found["gap"]["our init"] - 0.0975) < 1e-12 and abs(found["gap"]["our data"] - 0.0075) < 1e-12
+    cells[("official", 1)] = np.array([0.5, 0.5])  # far from the official code's 0.040 at seed 42
+    assert not ablation(cells, seeds)["matched"]
+
+
+def test_official_recipe_in_a_sweep_uses_the_codes_data_init_and_checkpoint_rule():
+    from lib.papers.mahdavi2024.official import official_data
+    from lib.papers.mahdavi2024.training import train_group
+
+    from lib.papers.mahdavi2024.comparison import official_model
+
+    config = dict(dim=8, lr=1e-2, batch_size=None, steps=0, eval_every=10, seeds=[3], context="shared",
+                  labels="classes", early_stop=False, recipe="official")
+    points = [dict(T=20, H=1, n=2, d_h=2), dict(T=20, H=2, n=3, d_h=4)]
+    run, members = train_group(config, points, progress=False)  # no steps: the initial weights
+    want = official_data(20, 2, 8, seed=3)
+    assert torch.equal(members[0][2].x[:, :3], want.x) and torch.equal(members[0][2].y, want.y)
+    small = dict(official_model(8, 2, 1, 2)(seed=3).named_parameters())
+    W_Q = run.params["layers.0.attn.W_Q"][0]  # member 0, padded to H = 2, d_h = 4
+    assert torch.equal(W_Q[:1, :, :2], small["layers.0.attn.W_Q"]) and not W_Q[1:].any()
+    assert torch.equal(run.params["W_U"][0], small["W_U"])
+    with pytest.raises(ValueError, match="recipe"):
+        train_group(dict(config, recipe="theirs"), points, progress=False)

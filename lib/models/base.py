@@ -28,8 +28,8 @@ from torch import nn
 
 from .. import validate
 
-#: the largest width, vocabulary or length a config accepts (a bigger one would not fit in memory)
-MAX_SIZE = 10**6
+#: the largest width, vocabulary or length a config accepts
+MAX_SIZE = validate.MAX_COUNT
 
 
 class Config:

@@ -19,8 +19,8 @@ import torch
 from .. import validate
 from ..validate import ArgumentTypeError  # noqa: F401  (re-exported for the task modules)
 
-#: the largest vocabulary (words, symbols, answers) a task builds
-MAX_VOCAB = 10**6
+#: the largest vocabulary (words, symbols, answers) or length a task builds
+MAX_VOCAB = validate.MAX_COUNT
 
 IGNORE = -100  # target value that losses and accuracies skip (cross_entropy's ignore_index)
 SIGN = "→"  # the response sign that ends a sequence to be classified (Chen & Zou's r, a CLS token)

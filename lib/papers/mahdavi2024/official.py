@@ -1,20 +1,19 @@
 """The official code's recipe for the training experiments (Mahdavi et al. 2024, reading notes
-Sec. 4.0), as configuration of the shared model and trainer, beside ours in
-:mod:`lib.papers.mahdavi2024.training`. Issue 16 (our recipe memorizes up to twice what the
-official code does) starts here.
-
-What the official code does, and what this module reproduces:
+Sec. 4.0), as pieces the shared model and trainer take: its data, its initial weights and its
+checkpoint rule. A sweep whose config says ``recipe="official"`` uses all three
+(:func:`lib.papers.mahdavi2024.training.train_group`); the paper scale does.
+:mod:`lib.papers.mahdavi2024.comparison` sets them against ours (issue 16).
 
 * **data** (:func:`official_data`): one ``np.random.RandomState(seed)`` draws, in this order, the
   shared context ``E = uniform(size=(1, n, d))`` (or ``(T, n, d)`` per example), the queries
-  ``e = uniform(size=(T, d))`` and the labels ``multinomial(1, ones(C)/C, size=T).argmax(-1)``;
-  ``X = [e; E]`` per example, in float32. Bit for bit (a test checks the code's fingerprints).
+  ``e = uniform(size=(T, d))`` and the labels, ``multinomial(1, ones(C)/C, size=T).argmax(-1)``
+  (classes) or ``uniform(size=T)`` (reals); ``X = [e; E]`` per example, in float32. Bit for bit
+  (a test checks the code's fingerprints).
 * **model**: :func:`lib.papers.mahdavi2024.training.model_config`, the same layer as ours.
-* **initialisation** (:func:`official_init`): Xavier-uniform for each head's ``W_Q``, ``W_K``
-  (``d_model x d_h``) and ``W_V`` (``d_model x 1``), and for ``W_O`` as one ``(H, d_model)``
-  matrix; the embedding and the decoder keep ``nn.Linear``'s default, uniform in
-  ``+-1/sqrt(fan_in)`` for weights and biases. The distributions of the code, drawn from one
-  generator per member (not torch's global one, so not the code's bits).
+* **initialisation** (:func:`official_init`): the code's ``torch.manual_seed(seed)`` and then its
+  modules' initialisers in construction order, bit for bit: ``nn.Linear``'s default for the
+  embedding and the decoder, Xavier-uniform for each head's ``W_Q``, ``W_K`` (``d_model x d_h``)
+  and ``W_V`` (``d_model x 1``), and for ``W_O`` as one ``(H, d_model)`` matrix.
 * **checkpoint rule** (:func:`best_checkpoint`): evaluations every 500 updates on the training
   set; the reported accuracy is that of the evaluation with the lowest loss (the first, on ties),
   not the last one.
@@ -27,16 +26,18 @@ import numpy as np
 import torch
 
 from ... import validate
-from ...models import build_model
 from ...tasks.base import Batch
 from ...train import Run
-from .training import N_CLASSES, model_config
+
+#: the code's number of classes (classification)
+N_CLASSES = 100
 
 
 def official_data(n_examples: int, context_size: int, dim: int, *, seed: int = 42, n_classes: int = N_CLASSES,
-                  context: str = "shared") -> Batch:
-    """The official ``RandomDataset`` (classification): ``x (T, n + 1, d)`` float32 with the query
-    first, ``y (T,)`` classes, drawn from ``np.random.RandomState(seed)`` in the code's order."""
+                  context: str = "shared", labels: str = "classes") -> Batch:
+    """The official ``RandomDataset``: ``x (T, n + 1, d)`` float32 with the query first and
+    ``y (T,)``, classes or reals in [0, 1) (float32), drawn from ``np.random.RandomState(seed)``
+    in the code's order."""
     owner = "official_data"
     T = validate.integer(owner, "n_examples", n_examples, minimum=1)
     n = validate.integer(owner, "context_size", context_size, minimum=1)
@@ -44,143 +45,75 @@ def official_data(n_examples: int, context_size: int, dim: int, *, seed: int = 4
     validate.integer(owner, "seed", seed, minimum=0, maximum=2**32 - 1)
     C = validate.integer(owner, "n_classes", n_classes, minimum=2)
     validate.choice(owner, "context", context, ("shared", "per_example"))
+    validate.choice(owner, "labels", labels, ("classes", "reals"))
     validate.size(owner, "the data (n_examples x (context_size + 1) x dim)", T * (n + 1) * d)
     rng = np.random.RandomState(seed)
     E = rng.uniform(size=(1 if context == "shared" else T, n, d))
     e = rng.uniform(size=(T, d))
-    y = rng.multinomial(1, np.ones(C) / C, size=T).argmax(-1)
+    if labels == "classes":
+        y = torch.from_numpy(rng.multinomial(1, np.ones(C) / C, size=T).argmax(-1)).long()
+    else:
+        y = torch.from_numpy(rng.uniform(size=T).astype(np.float32))
     X = np.concatenate([e[:, None, :], np.broadcast_to(E, (T, n, d))], axis=1).astype(np.float32)
-    return Batch(torch.from_numpy(X), torch.from_numpy(y).long())
+    return Batch(torch.from_numpy(X), y)
 
 
-def _xavier(shape: tuple[int, int], generator: torch.Generator) -> torch.Tensor:
-    fan_out, fan_in = shape[0], shape[1]  # torch's convention for a 2-D weight (out, in)
-    bound = math.sqrt(6.0 / (fan_in + fan_out))
-    return (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * bound
+def official_init(model, seed: int, n_heads: int | None = None, d_head: int | None = None):
+    """Load the official code's initial weights into a model built from
+    :func:`~lib.papers.mahdavi2024.training.model_config`, bit for bit; returns the model.
 
-
-def _linear_default(shape: tuple[int, ...], fan_in: int, generator: torch.Generator) -> torch.Tensor:
-    bound = 1.0 / math.sqrt(fan_in)
-    return (torch.rand(shape, generator=generator, dtype=torch.float64) * 2 - 1) * bound
-
-
-def official_init(model, seed: int):
-    """Load the official code's initial weights (distributions; see the module docstring) into a
-    model built from :func:`~lib.papers.mahdavi2024.training.model_config`; returns the model."""
-    validate.integer("official_init", "seed", seed, minimum=0)
-    g = torch.Generator().manual_seed(seed)
+    The code calls ``torch.manual_seed(seed)`` and then builds its model, so torch's generator
+    draws, in this order: the embedding ``nn.Linear(d, d_model)`` (Kaiming-uniform weight, then
+    uniform bias), Xavier-uniform ``W_q``, ``W_k``, ``W_v`` head by head, ``W_o`` as one
+    ``(H, d_model)`` matrix, then the decoder ``nn.Linear(d_model, C)``. We draw the same float32
+    tensors with torch's own initialisers from a generator seeded alike (a test compares them
+    with modules built after ``torch.manual_seed``). A ``maskable`` model may stand for a smaller
+    one (:meth:`~lib.models.AttentionModel.restrict`): ``n_heads`` and ``d_head`` give that
+    model's sizes; its weights fill the leading block and the switched-off rest is zero.
+    """
+    owner = "official_init"
+    validate.integer(owner, "seed", seed, minimum=0, maximum=2**63 - 1)
     c = model.config
-    H, d, dk = c.heads[0], c.d_model, c.head_size(0)
+    H_all, d, dk_all = c.heads[0], c.d_model, c.head_size(0)
+    H = H_all if n_heads is None else validate.integer(owner, "n_heads", n_heads, minimum=1, maximum=H_all)
+    dk = dk_all if d_head is None else validate.integer(owner, "d_head", d_head, minimum=1, maximum=dk_all)
+    g = torch.Generator().manual_seed(seed)
+    init = torch.nn.init
+
+    def linear(n_in: int, n_out: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """``nn.Linear(n_in, n_out)``'s initial weight (out, in) and bias, as its reset draws them."""
+        weight = init.kaiming_uniform_(torch.empty(n_out, n_in), a=math.sqrt(5), generator=g)
+        bound = 1.0 / math.sqrt(n_in)
+        return weight, init.uniform_(torch.empty(n_out), -bound, bound, generator=g)
+
+    W_in, b_in = linear(c.input_dim, d)
+    W_Q, W_K, W_V = torch.zeros(H_all, d, dk_all), torch.zeros(H_all, d, dk_all), torch.zeros(H_all, d, 1)
+    for h in range(H):
+        for weight, width in ((W_Q, dk), (W_K, dk), (W_V, 1)):
+            weight[h, :, :width] = init.xavier_uniform_(torch.empty(d, width), generator=g)
+    W_O = torch.zeros(H_all, 1, d)
+    W_O[:H, 0] = init.xavier_uniform_(torch.empty(H, d), generator=g)
+    W_U, b_U = linear(d, c.n_out)
     attn = "layers.0.attn."
-    weights = {
-        "W_in": _linear_default((c.input_dim, d), c.input_dim, g),  # stored (in, out): same bound
-        "b_in": _linear_default((d,), c.input_dim, g),
-        attn + "W_Q": torch.stack([_xavier((d, dk), g) for _ in range(H)]),
-        attn + "W_K": torch.stack([_xavier((d, dk), g) for _ in range(H)]),
-        attn + "W_V": torch.stack([_xavier((d, 1), g) for _ in range(H)]),
-        attn + "W_O": _xavier((H, d), g)[:, None, :],  # the code's W_o (H, d_model), one matrix
-        "W_U": _linear_default((d, c.n_out), d, g),
-        "b_U": _linear_default((c.n_out,), d, g),
-    }
-    return model.set_weights(weights)
+    return model.set_weights({"W_in": W_in.T, "b_in": b_in, attn + "W_Q": W_Q, attn + "W_K": W_K,
+                              attn + "W_V": W_V, attn + "W_O": W_O, "W_U": W_U.T, "b_U": b_U})
 
 
-def official_model(dim: int, context_size: int, n_heads: int, d_head: int):
-    """``seed -> model`` with the official code's initialisation, for :func:`lib.train.train`."""
-    config = model_config(dim, context_size, n_heads, d_head)
-    return lambda seed: official_init(build_model(config, seed=seed), seed)
+def best_checkpoint(run: Run, name: str = "train", metric: str = "acc", *, last_update_counts: bool = False
+                    ) -> np.ndarray:
+    """Each member's ``metric`` ("acc" or "loss") at its lowest-loss evaluation (the first such,
+    as the code keeps a checkpoint only when the loss is strictly lower), shape (K,).
 
-
-def best_checkpoint(run: Run, name: str = "train") -> np.ndarray:
-    """Each member's accuracy at its lowest-loss evaluation (the first such, as the code keeps a
-    checkpoint only when the loss is strictly lower), shape (K,)."""
-    loss, acc = run.metrics[name]["loss"], run.metrics[name]["acc"]
-    best = np.nanargmin(np.where(np.isnan(loss), np.inf, loss), axis=1)
-    return acc[np.arange(len(best)), best]
-
-
-# ----------------------------------------------------------------------------- the comparison
-#: each recipe differs from the official one in the listed ingredients only ("ours" in all three)
-RECIPES = {"official": (), "our init": ("init",), "our data": ("data",), "ours": ("init", "data")}
-
-
-def comparison(scale: str) -> tuple[dict, list[dict]]:
-    """Issue 16's configuration: shared context, d = d_model = d_h = 16, n = 8, 100 classes,
-    T = 200, Adam lr 1e-3 (5% warm-up from lr/100, then cosine), every step the full set,
-    20,000 steps, evaluation every 500 and early stop at 100% training accuracy; one point per
-    (recipe, H). The smoke scale runs a few steps of two points."""
-    smoke = scale == "smoke"
-    config = dict(dim=16, n=8, d_h=16, T=200, lr=1e-3, steps=200 if smoke else 20_000, eval_every=50 if smoke else 500,
-                  seeds=[42] if smoke else [42, 1, 2, 3])
-    grid = [dict(recipe=r, H=h) for r in (["official", "ours"] if smoke else list(RECIPES)) for h in
-            ([1] if smoke else [1, 2, 4, 8])]
-    return config, grid
-
-
-def run_comparison(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
-    """The points of one H (every recipe, every seed) as one ensemble. Reports, per seed, the
-    accuracy by the official rule (lowest-loss evaluation), the last evaluation's, and the step
-    of the early stop (-1: none)."""
-    from ...tasks.random_labels import query_context_data
-    from ...train import TrainConfig, train
-
-    d, n, T, seeds = config["dim"], config["n"], config["T"], config["seeds"]
-    factories, data, members = [], [], []
-    for point in points:
-        swapped = RECIPES[point["recipe"]]
-        shape = model_config(d, n, point["H"], config["d_h"])
-        for seed in seeds:
-            data.append(query_context_data(T, n, d, n_classes=N_CLASSES, seed=seed) if "data" in swapped
-                        else official_data(T, n, d, seed=seed))
-            factories.append((lambda s, c=shape: build_model(c, seed=s)) if "init" in swapped
-                             else official_model(d, n, point["H"], config["d_h"]))
-            members.append(seed)
-    steps = config["steps"]
-    train_config = TrainConfig(steps=steps, lr=config["lr"], optimizer="adam", schedule="warmup_cosine",
-                               warmup=max(1, steps // 20), batch_size=None, eval_every=config["eval_every"],
-                               stop_when=("train", "acc", 1.0))
-    run = train(factories, members, train_config, data, {"train": data}, device=device, progress=False,
-                stop_after=stop_after)
-    best, last = best_checkpoint(run), run.final("train")
-    out = []
-    for i, _ in enumerate(points):
-        mine = slice(i * len(seeds), (i + 1) * len(seeds))
-        out.append({"seeds": seeds, "acc_best_loss": best[mine].tolist(), "acc_last": last[mine].tolist(),
-                    "stopped_at": run.stopped_at[mine].tolist(), "steps": run.eval_steps[-1]})
-    return out
-
-
-#: the official code's own training accuracies at :func:`comparison`'s configuration, from running it
-#: by hand (issue 16; seed 42, and seeds 1 and 2 at H = 4 and 8): a reference, like a paper's value
-OFFICIAL_CODE = {1: (0.040,), 2: (0.200,), 4: (0.385, 0.400, 0.555), 8: (1.000, 1.000, 0.985)}
-
-
-def comparison_cells(result) -> dict[tuple[str, int], np.ndarray]:
-    """``(recipe, H) -> accuracy per seed`` (official rule) from the ``official_vs_ours`` result."""
-    return {(p["point"]["recipe"], p["point"]["H"]): np.array(p["result"]["acc_best_loss"], dtype=float)
-            for p in result.points}
-
-
-def comparison_table(cells: dict):
-    """Recipes by H: ``"mean (min-max)"`` over seeds, with the official code's runs as a last row."""
-    import pandas as pd
-
-    heads = sorted({h for _, h in cells})
-    recipes = list(dict.fromkeys(r for r, _ in cells))
-    rows = {r: {f"H={h}": f"{cells[r, h].mean():.3f} ({cells[r, h].min():.3f}-{cells[r, h].max():.3f})"
-                for h in heads} for r in recipes}
-    rows["official code (by hand)"] = {f"H={h}": ", ".join(f"{v:.3f}" for v in OFFICIAL_CODE[h]) for h in heads}
-    return pd.DataFrame(rows).T.rename_axis("recipe")
-
-
-def ablation(cells: dict, tolerance: float = 0.05) -> dict:
-    """What the comparison says: whether the official recipe lands within ``tolerance`` of the
-    official code's range at each H, each swapped recipe's mean accuracy above the official
-    recipe's (averaged over H), and the single ingredient with the largest effect."""
-    heads = sorted({h for _, h in cells})
-    recipes = list(dict.fromkeys(r for r, _ in cells))
-    inside = {h: min(OFFICIAL_CODE[h]) - tolerance <= cells["official", h].mean() <= max(OFFICIAL_CODE[h]) + tolerance
-              for h in heads}
-    gap = {r: float(np.mean([cells[r, h].mean() - cells["official", h].mean() for h in heads])) for r in recipes}
-    single = [r for r in recipes if r not in ("official", "ours")]
-    return {"inside": inside, "gap": gap, "cause": max(single, key=lambda r: abs(gap[r])) if single else None}
+    The code evaluates after updates 1, 1 + E, 1 + 2E, ... (E = ``eval_every``), so the updates
+    after its last evaluation, at least E - 1 of them, never count; ours evaluates after updates
+    E, 2E, ..., and the last. By default the evaluations in the last E updates are left out, as
+    they would be there; ``last_update_counts=True`` keeps them.
+    """
+    validate.choice("best_checkpoint", "metric", metric, ("acc", "loss"))
+    validate.boolean("best_checkpoint", "last_update_counts", last_update_counts)
+    loss, value = run.metrics[name]["loss"], run.metrics[name][metric]
+    if not last_update_counts:
+        until = max(0, run.config.steps - run.config.eval_every)
+        loss = np.where(np.asarray(run.eval_steps)[None, :] <= until, loss, np.nan)
+    best = np.argmin(np.where(np.isnan(loss), np.inf, loss), axis=1)
+    return value[np.arange(len(best)), best]

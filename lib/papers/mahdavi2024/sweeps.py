@@ -3,7 +3,10 @@
 ``SWEEPS[name].result()`` loads (or runs) one; ``python -m lib.papers.mahdavi2024 SCALE [NAME ...]``
 runs them from the command line. Every point of a sweep with the same T, with all its seeds,
 trains as one masked ensemble (:func:`lib.papers.mahdavi2024.training.run_group`). The paper
-scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k, 50k-300k steps).
+scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k, 50k-300k steps) on the
+official code's recipe (data, initial weights, checkpoint rule); the smaller scales use ours, and
+``fig2a_official``, ``fig2b_official`` and ``fig2c_official`` run Figure 2 on the official recipe
+at their budget, for the comparison of issue 16.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ import numpy as np
 
 from ... import scale as _scale
 from ...results import Result, Sweep
-from . import official
+from . import comparison
 from .training import run_group
 
 
@@ -22,7 +25,7 @@ def recipe(size: str) -> dict:
     """Model width, optimiser and budget at one scale (JSON-able; goes into each config)."""
     if size == "paper":  # the official code: d = 64, batch 256, lr 1e-3, >= 50k steps
         return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, eval_every=500,
-                    seeds=[42, 43, 44], max_padding=0.25)
+                    seeds=[42, 43, 44], max_padding=0.25, recipe="official")
     if size == "smoke":
         return dict(dim=16, lr=1e-2, batch_size=None, steps=250, long_steps=400, eval_every=50, seeds=[0, 1])
     return dict(dim=16, lr=1e-2, batch_size=None, steps=2000, long_steps=3000, eval_every=100, seeds=[0, 1, 2, 3])
@@ -35,9 +38,13 @@ def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
     shared contexts and 100 classes; ``fig4_heads``/``fig4_context`` (per-example contexts,
     classes), ``fig4_reg_heads``/``fig4_reg_context`` (per-example contexts, regression);
     ``fig5_heads``/``fig5_context`` (shared contexts, regression); ``fig3`` (saturation).
-    Paper sizes are the official ``reproduce.sh`` grids.
+    Paper sizes are the official ``reproduce.sh`` grids. A name ending in ``_official`` is that
+    experiment on the official code's recipe (``recipe="official"``, the paper scale's anyway).
     """
     size = _scale.validate(size or _scale.current())
+    if name.endswith("_official"):
+        config, grid = sweep(name[:-len("_official")], size)
+        return dict(config, recipe="official"), grid
     r = recipe(size)
     paper, smoke = size == "paper", size == "smoke"
     heads = [1, 5, 10, 20, 30, 40, 50, 60] if paper else ([1, 2, 3, 4] if smoke else [1, 2, 4, 6, 8])
@@ -104,12 +111,13 @@ _ABOUT = {
     "fig5_heads": "Fig. 5: regression (shared context) vs H",
     "fig5_context": "Fig. 5: regression (shared context) vs n",
 }
+_ABOUT.update({f"{key}_official": f"{_ABOUT[key]}, on the official code's recipe" for key in ("fig2a", "fig2b", "fig2c")})
 SWEEPS: dict[str, Sweep] = {
     key: Sweep("mahdavi2024", key, partial(sweep, key), _run, group_by=("T",), about=about)
     for key, about in _ABOUT.items()
 }
 SWEEPS["official_vs_ours"] = Sweep(
-    "mahdavi2024", "official_vs_ours", official.comparison, official.run_comparison, group_by=("H",), heavy=False,
+    "mahdavi2024", "official_vs_ours", comparison.comparison, comparison.run_comparison, group_by=("H",), heavy=False,
     about="issue 16: the official recipe and ours, one ingredient swapped at a time (d=16, n=8, T=200)")
 
 
@@ -160,3 +168,38 @@ def series(result: Result, x: str, value: str, group: str = "T", **fixed):
         rows = {m.point[x]: getattr(m, value) for m in chosen if m.point[group] == g}
         out[f"{group}={g}"] = np.array([rows[v] for v in xs], dtype=float)
     return xs, out
+
+
+def figure2_trends(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: float = 0.95,
+                   tolerance: float = 0.03, rise: float = 0.1, flat: float = 0.05) -> dict:
+    """The paper's three readings of Figure 2, measured on one recipe's three sweeps.
+
+    * ``fits``: per T of Fig. 2a, the least-squares line through the memorized count
+      (T x mean accuracy over seeds) against H on the points below ``saturated`` accuracy (when
+      at least 3 are), with its R^2 (:func:`~lib.papers.mahdavi2024.training.linear_fit`);
+    * ``monotone_n`` (every T's seed means never fall by more than ``tolerance`` as n grows) and
+      ``rises_n`` (each rises by ``rise`` from the smallest n to the largest), with ``means_n``;
+    * ``rises_d`` (the mean at d_h = n is ``rise`` above the smallest d_h) and ``flat_after``
+      (every d_h > n within ``flat`` of d_h = n), with ``at_d`` (mean by d_h) and ``n``.
+    """
+    from .training import linear_fit
+
+    xs, acc = series(fig2a, "H", "acc")
+    fits = {}
+    for group, arr in acc.items():
+        mean = arr.mean(1)
+        keep = mean < saturated
+        if keep.sum() >= 3:
+            T = int(group.split("=")[1])
+            fits[group] = {"points": int(keep.sum()), **linear_fit(np.array(xs)[keep], T * mean[keep])}
+    _, acc_n = series(fig2b, "n", "acc")
+    means_n = {g: a.mean(1) for g, a in acc_n.items()}
+    xs_d, acc_d = series(fig2c, "d_h", "acc")
+    n = fig2c.grid[0]["n"]
+    at_d = dict(zip(xs_d, next(iter(acc_d.values())).mean(1)))
+    below = [v for v in xs_d if v <= n]
+    return {"fits": fits, "means_n": means_n,
+            "monotone_n": all(bool(np.all(np.diff(m) >= -tolerance)) for m in means_n.values()),
+            "rises_n": all(bool(m[-1] >= m[0] + rise) for m in means_n.values()),
+            "at_d": at_d, "n": n, "rises_d": bool(at_d[below[-1]] >= at_d[below[0]] + rise),
+            "flat_after": all(abs(at_d[v] - at_d[below[-1]]) <= flat for v in xs_d if v > n)}

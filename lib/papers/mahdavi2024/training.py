@@ -9,10 +9,14 @@ warm-up over the first 5% of steps from lr/100, then cosine decay to zero; evalu
 training set and early stop at 100% training accuracy (classification). "Memorization" is the
 final training accuracy at a fixed number of examples T (or the training MSE, regression).
 
-Our deviations, kept in each result's config: weights start from N(0, 1/fan_in) (the code:
-Xavier-uniform); the default scale uses d = 16, full-batch training with lr 1e-2 and
-thousands rather than 50k-300k steps (the notes' tested reduced configuration). All points of a
-sweep with the same T, and all their seeds, train together as one ensemble of masked models
+Two recipes, chosen by a config's ``recipe`` (issue 16; :mod:`lib.papers.mahdavi2024.comparison`
+compares them). ``"official"`` (:mod:`lib.papers.mahdavi2024.official`) is the code's data
+generator, initial weights and checkpoint rule (the lowest-loss evaluation), bit for bit.
+``"ours"`` (the default) deviates in all three: torch's generator for the data, weights from
+N(0, 1/fan_in) (the code: Xavier-uniform and ``nn.Linear``'s default), the last evaluation. The
+default scale also shrinks the budget: d = 16, full-batch training with lr 1e-2 and thousands
+rather than 50k-300k steps (the notes' tested reduced configuration). All points of a sweep with
+the same T, and all their seeds, train together as one ensemble of masked models
 (:func:`train_group`); each seed has its own random dataset. The sweeps themselves (grids at
 each scale) are in :mod:`lib.papers.mahdavi2024.sweeps`.
 """
@@ -24,13 +28,15 @@ import math
 import numpy as np
 import torch
 
+from ... import validate
 from ...models import AttentionConfig, build_model
 from ...tasks.base import Batch
 from ...tasks.random_labels import query_context_data
 from ...train import TrainConfig, train
 from .construction import probe
+from .official import N_CLASSES, best_checkpoint, official_data, official_init
 
-N_CLASSES = 100
+RECIPES = ("ours", "official")
 
 
 def model_config(dim: int, context_size: int, n_heads: int, d_head: int, n_out: int = N_CLASSES) -> AttentionConfig:
@@ -48,23 +54,26 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
     Each member is a ``maskable`` model of the group's largest H, d_h and n, restricted to its
     own (:meth:`~lib.models.AttentionModel.restrict`), so it trains exactly as its smaller
     model would (``tests/test_train.py`` checks this); each seed has its own dataset, padded
-    to the largest context with keys nobody attends to. Returns the
+    to the largest context with keys nobody attends to. ``config["recipe"]`` (default
+    ``"ours"``) picks the data generator and the initial weights. Returns the
     :class:`~lib.train.Run` and the members as ``(point, seed, dataset)``.
     """
     if len({p["T"] for p in points}) != 1:
         raise ValueError("train_group: all points of a group must share T")
+    official = validate.choice("train_group", "recipe", config.get("recipe", "ours"), RECIPES) == "official"
     classes = config["labels"] == "classes"
     H_max, d_max, n_max = (max(p[k] for p in points) for k in ("H", "d_h", "n"))
     shape = model_config(config["dim"], n_max, H_max, d_max, N_CLASSES if classes else 1).replace(maskable=True)
     members, factories, datasets = [], [], []
     for point in points:
         for seed in config["seeds"]:
-            data = query_context_data(point["T"], point["n"], config["dim"], context=config["context"],
-                                      labels=config["labels"], n_classes=N_CLASSES, seed=seed)
+            make_data = official_data if official else query_context_data
+            data = make_data(point["T"], point["n"], config["dim"], context=config["context"], labels=config["labels"],
+                             n_classes=N_CLASSES, seed=seed)
             data = Batch(torch.nn.functional.pad(data.x, (0, 0, 0, n_max - point["n"])), data.y)
             members.append((point, seed, data))
             datasets.append(data)
-            factories.append(lambda s, p=point: build_model(shape, seed=s).restrict(p["H"], p["d_h"], p["n"] + 1))
+            factories.append(lambda s, p=point: _initial(shape, s, p, official).restrict(p["H"], p["d_h"], p["n"] + 1))
     steps = config["steps"]
     train_cfg = TrainConfig(steps=steps, lr=config["lr"], optimizer="adam", schedule="warmup_cosine",
                             warmup=max(1, steps // 20), batch_size=config["batch_size"],
@@ -73,6 +82,13 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
     run = train(factories, [seed for _, seed, _ in members], train_cfg, datasets, evals={"train": datasets},
                 device=device, progress=progress, desc=f"T={points[0]['T']}: {len(members)} models")
     return run, members
+
+
+def _initial(shape: AttentionConfig, seed: int, point: dict, official: bool):
+    """A member's initial model: ours from ``build_model``, or the official code's weights for
+    the point's own H and d_h (:func:`~lib.papers.mahdavi2024.official.official_init`)."""
+    model = build_model(shape, seed=seed)
+    return official_init(model, seed, point["H"], point["d_h"]) if official else model
 
 
 def member_cost(point: dict, dim: int) -> int:
@@ -116,15 +132,18 @@ def run_group(config: dict, points: list[dict], *, device=None, progress: bool =
 
 def _run_bucket(config: dict, points: list[dict], *, device=None, progress: bool = True) -> dict[str, dict]:
     run, members = train_group(config, points, device=device, progress=progress)
+    official = config.get("recipe") == "official"  # the code reports its lowest-loss evaluation
+    acc = best_checkpoint(run) if official else run.final("train", "acc")
+    loss = best_checkpoint(run, metric="loss") if official else run.final("train", "loss")
     outputs = {}
     for k, (p, seed, data) in enumerate(members):
         row = outputs.setdefault(json.dumps(p, sort_keys=True), {"stopped_at": [], "seeds": []})
         row["stopped_at"].append(int(run.stopped_at[k]))
         row["seeds"].append(seed)
         if config["labels"] == "classes":
-            row.setdefault("acc", []).append(float(run.final("train", "acc")[k]))
+            row.setdefault("acc", []).append(float(acc[k]))
         else:
-            row.setdefault("mse", []).append(float(run.final("train", "loss")[k]))
+            row.setdefault("mse", []).append(float(loss[k]))
             row["label_var"] = float(np.var(data.y.numpy()))
         if config.get("saturation") and seed == config["seeds"][0]:
             row.update(saturation_stats(run.model(k), data, p["H"], p["n"]))
