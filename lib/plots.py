@@ -58,7 +58,8 @@ def legend_outside(ax, **kwargs):
 
 
 def shared_legend(fig, axes, ncols: int | None = None):
-    """One legend below all ``axes`` (entries de-duplicated by label), replacing theirs."""
+    """One legend above all ``axes`` (entries de-duplicated by label), replacing theirs. Above,
+    not below: :func:`stamp` writes its line under the figure, and a legend there would overlap it."""
     entries = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -66,7 +67,7 @@ def shared_legend(fig, axes, ncols: int | None = None):
         if ax.get_legend() is not None:
             ax.get_legend().remove()
     if entries:
-        fig.legend(list(entries.values()), list(entries), loc="outside lower center",
+        fig.legend(list(entries.values()), list(entries), loc="outside upper center",
                    ncols=ncols or min(len(entries), 3))
     return fig
 

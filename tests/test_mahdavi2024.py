@@ -297,3 +297,11 @@ def test_official_recipe_in_a_sweep_uses_the_codes_data_init_and_checkpoint_rule
     assert torch.equal(run.params["W_U"][0], small["W_U"])
     with pytest.raises(ValueError, match="recipe"):
         train_group(dict(config, recipe="theirs"), points, progress=False)
+
+
+def test_seed_by_seed_pairs_only_what_both_ran():
+    from lib.papers.mahdavi2024.comparison import seed_by_seed
+
+    table = seed_by_seed({("official", 1): np.array([0.07, 0.045]), ("official", 4): np.array([0.5, 0.39])}, [1, 42])
+    assert list(table.index) == [(1, 42), (4, 42), (4, 1)]
+    assert table.loc[(4, 42), "examples apart"] == 1 and table.loc[(4, 1), "examples apart"] == 20
