@@ -9,6 +9,22 @@ The verdict is never typed in: it follows from the check's own outcome,
 * ``partly``          the check failed but its weaker form (``partly=True``) held;
 * ``not reproduced``  the check failed.
 
+**The rule every chapter follows when it states a check** (issue 17):
+
+1. *Reproduced* needs the paper's setting, or a setting the claim does not depend on: an exact
+   construction checked on a whole task, or on every size tried, is reproduced; a trained
+   result at reduced sizes, a CPU budget, other data or another optimiser is not.
+2. Anything that the claim may depend on and that differs from the paper is named
+   (``reduced=`` for sizes and budgets, which falls away at the paper scale; ``substitute=`` for
+   the rest), so a passing check under it is *substituted*.
+3. The check asserts the paper's whole statement. Where the evidence supports only part of it
+   (a mechanism kept in part, one trend of two, the claim under our optimiser but not the
+   paper's), the full check fails and the part that held is the ``partly`` form.
+4. A check that cannot tell the claim from its negation (both models at chance, one curve of
+   a few points) is not evidence: it is left out of the check, and the claim says so.
+5. The course's own findings (an overestimate of a test, constructions the paper does not
+   claim) are recorded under ``paper="course"``, never under a paper's name.
+
 Claims are stored per chapter and scale in ``data/claims/<chapter>.<scale>.json``; the
 report card shows, for each claim, the record from the largest scale that has run. A chapter
 records through a :class:`Recorder` bound to its paper and chapter.
@@ -33,18 +49,21 @@ PAPERS = {
     "bhattamishra2024": "Separations between transformers and recurrent models (Bhattamishra et al.)",
     "boixadsera2024": "When can transformers reason with abstract symbols? (Boix-Adsera et al.)",
     "richard2024": "Depth extrapolation on nested structures (Richard)",
-    "course": "The course's own checks (chapter 0)",
+    "course": "The course's own checks and findings",
 }
-# Each paper's numbered results that a reader can check: theorems, propositions, figures and tables
-# (not definitions, notation tables or illustrations). The report card measures its coverage
-# against these lists; a paper's list is filled in when its part lands.
+# Each paper's numbered items that a reader can check (theorems, lemmas, propositions, claims,
+# remarks with a checkable statement, figures and tables with data), in the paper's order; not
+# definitions, assumptions, notation tables or illustrations. The report card measures its
+# coverage against these lists; a paper's list is filled in when its part lands.
 RESULTS = {
-    "mahdavi2024": ("Theorem 1", "Proposition 1", "Proposition 2", "Proposition 3", "Proposition 4",
-                    "Proposition 5", "Figure 1", "Figure 2", "Figure 3", "Figure 4", "Figure 5", "Table 1",
-                    "Table 3"),  # Table 2 is the notation table
-    "chen2024": ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4", "Theorem 5", "Theorem 6", "Proposition 7",
-                 "Proposition 8", "Proposition 9", "Proposition 10", "Figure 2", "Figure 3", "Figure 4",
-                 "Figure 5", "Figure 6", "Figure 7", "Table 1"),  # Figure 1 illustrates the tasks
+    "mahdavi2024": ("Theorem 1", "Proposition 1", "Remark 1", "Proposition 2", "Proposition 3", "Remark 2",
+                    "Proposition 4", "Figure 1", "Table 1", "Figure 2", "Claim 1", "Claim 2", "Lemma 1", "Lemma 2",
+                    "Lemma 3", "Lemma 4", "Lemma 5", "Figure 3", "Proposition 5", "Figure 4", "Table 3",
+                    "Figure 5"),  # not: Definitions 1-2, Assumptions 1-3, Table 2 (notation)
+    "chen2024": ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4", "Theorem 5", "Theorem 6", "Figure 2", "Figure 3",
+                 "Table 1", "Figure 4", "Figure 5", "Figure 6", "Figure 7", "Lemma 1", "Lemma 2", "Proposition 7",
+                 "Proposition 8", "Lemma 3", "Lemma 4", "Lemma 5", "Lemma 6", "Lemma 7", "Proposition 9",
+                 "Proposition 10"),  # not: Definitions 1-3, Figure 1 (illustration)
 }
 
 
@@ -127,8 +146,10 @@ class Recorder:
     ``reduced="..."`` names a substitution that holds only below the paper's scale (reduced
     sizes, a CPU budget): it applies unless the evidence, ``result`` (a
     :class:`lib.results.Result`) or else the current scale, is at the ``paper`` scale.
-    ``substitute="..."`` applies at every scale (other data, a model trained here). Returns
-    nothing, so a notebook cell that ends with a record prints only the one-line report.
+    ``substitute="..."`` applies at every scale (other data, a model trained here). ``paper="course"``
+    on a call records the course's own finding from a paper's chapter (rule 5 of the module
+    docstring). Returns nothing, so a notebook cell that ends with a record prints only the
+    one-line report.
     """
 
     def __init__(self, paper: str, chapter: str, scale: str | None = None):
@@ -139,14 +160,14 @@ class Recorder:
 
     def __call__(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
                  partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
-                 note: str = "", scale: str | None = None) -> None:
+                 note: str = "", scale: str | None = None, paper: str | None = None) -> None:
         if substitute and reduced:
             raise ValueError("claims.Recorder: give substitute= or reduced=, not both")
         scale = _scale.validate(scale) if scale is not None else self.scale
         if reduced:
             evidence = result.scale if result is not None else scale
             substitute = None if evidence == "paper" else reduced
-        record(paper=self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
+        record(paper=paper or self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
                chapter=self.chapter, label=label, partly=partly, substitute=substitute, note=note, scale=scale)
 
 
@@ -168,8 +189,9 @@ def collect(directory: Path | None = None) -> list[Claim]:
 
 
 _KINDS = {"theorem": "Theorem", "thm": "Theorem", "proposition": "Proposition", "prop": "Proposition",
-          "lemma": "Lemma", "corollary": "Corollary", "figure": "Figure", "fig": "Figure", "table": "Table"}
-_REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table)s?\.?\s*"
+          "lemma": "Lemma", "corollary": "Corollary", "figure": "Figure", "fig": "Figure", "table": "Table",
+          "remark": "Remark", "claim": "Claim"}
+_REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table|remark|claim)s?\.?\s*"
                   r"(\d+)[a-z]?(?:\s*(?:-|–|to|and)\s*(\d+))?", re.IGNORECASE)
 
 

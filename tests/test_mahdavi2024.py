@@ -305,3 +305,12 @@ def test_seed_by_seed_pairs_only_what_both_ran():
     table = seed_by_seed({("official", 1): np.array([0.07, 0.045]), ("official", 4): np.array([0.5, 0.39])}, [1, 42])
     assert list(table.index) == [(1, 42), (4, 42), (4, 1)]
     assert table.loc[(4, 42), "examples apart"] == 1 and table.loc[(4, 1), "examples apart"] == 20
+
+
+def test_lemmas_1_and_5_hold_on_random_instances_at_their_edge():
+    from lib.papers.mahdavi2024.lemmas import lemma_1_trials, lemma_5_trials
+
+    one = lemma_1_trials(trials=100, seed=1)
+    assert one["smallest_margin"] == 0 and 0 < one["strict"] < 100  # holds, tight in some trials and not in others
+    five = lemma_5_trials(trials=100, seed=1)
+    assert five["kept"] == 100 and five["dropped_at_edge"] == 100  # holds inside, fails exactly at the edge

@@ -54,7 +54,7 @@ import torch
 from lib import claims, scale
 from lib.models import build_model
 from lib.papers.mahdavi2024 import construction as mem
-from lib.papers.mahdavi2024 import kruskal
+from lib.papers.mahdavi2024 import kruskal, lemmas
 from lib.papers.mahdavi2024.data import relu_hard_data
 from lib.plots import legend_outside, readable, table, use_style
 from lib.tasks.random_labels import as_sequences, contexts, queries, query_context_data
@@ -155,7 +155,8 @@ assert kruskal.holds(report["assumption_2"], all_=True)
 record(ref="Sec. 5.1 (Kruskal-rank test)", label="mem-assumptions",
        statement="the randomized Kruskal test (99% of 5000 draws) is a heuristic that can overestimate",
        paper_value="used as the test", ours=f"planted dependency: exact rank {exact_after}, "
-       f"test passes k=3 in {rates[3]:.1%} of draws", passed=fooled and exact_after == 2)
+       f"test passes k=3 in {rates[3]:.1%} of draws", passed=fooled and exact_after == 2,
+       paper="course")  # the course's own finding about the paper's test
 
 # %% [markdown]
 # (mem-thm-1)=
@@ -251,7 +252,7 @@ table(variant_table.rename(columns=lambda c: c.replace("_", " ")))
 # %%
 variants_ok = {name: mem.theorem_1_holds(variants[name], cases[name][2]) for name in cases}
 assert all(variants_ok.values()), variants_ok
-record(ref="Theorem 1 (variants)", label="mem-thm-1",
+record(ref="Theorem 1 (variants), Remark 2", label="mem-thm-1",
        statement="the construction for d_h < n, per-example contexts, d_out > 1, the skip connection "
                  "(App. C), Prop. 3's data, and (default scale) at d=128, n=64, H=12",
        paper_value="exists (proof)", ours=f"{sum(variants_ok.values())}/{len(variants_ok)} variants exact "
@@ -349,6 +350,37 @@ record(ref="Lemmas 3-4", label="mem-lemmas",
        statement="a rank-one W+ vanishing on a head's group saturates the softmax of all other examples",
        paper_value="limit c -> infinity", ours=f"distance to one-hot {distance[0]:.2g} -> {claims.below(distance[-1])} "
        f"as c grows 1000x; own group unchanged (drift {claims.below(own_drift.max())})", passed=lemma_ok)
+
+# %% [markdown]
+# (mem-lemmas-15)=
+# ## Lemmas 1 and 5: two rank facts the proofs use
+#
+# Appendix D also states two general facts about ranks. **Lemma 1**: a block upper-triangular
+# matrix $\begin{bmatrix} A & C \\ 0 & B \end{bmatrix}$ has rank at least
+# $\operatorname{rank} A + \operatorname{rank} B$, whatever $C$. **Lemma 5**: if the largest
+# singular value of $B - A$ is below the smallest non-zero singular value of $A$, then
+# $\operatorname{rank} B \ge \operatorname{rank} A$. We check both on random matrices of random,
+# often deficient, rank (`lib.papers.mahdavi2024.lemmas`). For Lemma 5 the perturbation sits just
+# inside the condition (0.999 of the smallest singular value) and is aimed at $A$'s weakest
+# direction, the hardest case. At the edge itself (exactly the smallest singular value) the rank
+# does drop, so the condition cannot be relaxed.
+
+# %%
+lemma_1 = lemmas.lemma_1_trials(trials=500, seed=0)
+lemma_5 = lemmas.lemma_5_trials(trials=500, seed=0)
+print(f"Lemma 1: {lemma_1['trials']} trials, smallest rank(M) - rank(A) - rank(B) = {lemma_1['smallest_margin']} "
+      f"(strictly above the bound in {lemma_1['strict']})")
+print(f"Lemma 5: rank kept in {lemma_5['kept']} of {lemma_5['trials']} trials inside the condition; "
+      f"dropped in {lemma_5['dropped_at_edge']} at its edge")
+lemmas_15_ok = (lemma_1["smallest_margin"] >= 0 and lemma_5["kept"] == lemma_5["trials"]
+                and lemma_5["dropped_at_edge"] == lemma_5["trials"])
+assert lemmas_15_ok
+record(ref="Lemma 1, Lemma 5", label="mem-lemmas-15",
+       statement="rank of a block upper-triangular matrix >= sum of its diagonal blocks' ranks; a perturbation "
+                 "smaller than the least non-zero singular value cannot lower the rank",
+       paper_value="exact (proof)", ours=f"{lemma_1['trials']} random block matrices, margin >= "
+       f"{lemma_1['smallest_margin']}; {lemma_5['kept']}/{lemma_5['trials']} perturbations kept the rank, "
+       f"{lemma_5['dropped_at_edge']}/{lemma_5['trials']} dropped it at the edge", passed=lemmas_15_ok)
 
 # %% [markdown]
 # Saturation is what makes the construction work, and it also says how far it can go: the

@@ -226,19 +226,24 @@ print(f"test accuracy of the trained model: {tm_run.final('test')[0]:.3f}")
 plots.table(pd.DataFrame([parse_built, parse_trained], index=["constructed", "trained"]))
 
 # %%
-fig3_ok = (trained_scores["match"] > trained_scores["chance_match"] and trained_scores["copy"] > 0.5
-           and parse_trained["equal"] > parse_trained["different"])
+# The paper's statement is that the trained maps look like the constructed ones: the full check asks
+# for the constructed shares (copy, match and equal-minus-different parse all within 0.1 of 1);
+# the weaker form, that each share points the constructed way, is the partly form.
+fig3_ok = (trained_scores["copy"] >= 0.9 and trained_scores["match"] >= 0.9
+           and parse_trained["equal"] - parse_trained["different"] >= 0.9)
+fig3_partly = (trained_scores["match"] > trained_scores["chance_match"] and trained_scores["copy"] > 0.5
+               and parse_trained["equal"] > parse_trained["different"])
 print(f"trained copy share {trained_scores['copy']:.2f}, match share {trained_scores['match']:.2f} "
       f"(1/k = {trained_scores['chance_match']:.2f}); parse: equal {parse_trained['equal']:.2f} vs different "
       f"{parse_trained['different']:.2f}")
-assert fig3_ok
+assert fig3_partly
 record(ref="Figure 3 / Sec. 6.2", label="depth-fig3",
        statement="attention maps of trained 2-layer models resemble the copy-match and parse constructions",
        paper_value="qualitative (maps look alike)",
        ours=f"copy {trained_scores['copy']:.2f} (built 1.00), match {trained_scores['match']:.2f} "
             f"(built 1.00, 1/k {trained_scores['chance_match']:.2f}); parse equal/different "
             f"{parse_trained['equal']:.2f}/{parse_trained['different']:.2f} (built 1/0)",
-       passed=fig3_ok, partly=trained_scores["match"] > trained_scores["chance_match"],
+       passed=fig3_ok, partly=fig3_partly, reduced="reduced sizes (n_q=n_a=20, k=3; |X|=30, l=4), a random probe",
        note="the first layer starts from the constructed pattern, which biases this comparison")
 
 # %% [markdown]

@@ -30,8 +30,24 @@
 # - {bdg-warning}`partly`: the check failed, but its stated weaker form held;
 # - {bdg-danger}`not reproduced`: the check failed.
 #
-# The summary counts the verdicts per part and how many of the paper's numbered results
-# (theorems, propositions, figures, tables) at least one claim checks. Below it, each part lists
+# Every chapter states its checks by one rule (written out in `lib.claims`):
+#
+# 1. *Reproduced* needs the paper's setting, or a setting the claim does not depend on (an exact
+#    construction checked on a whole task is reproduced; a trained result at reduced sizes, with
+#    other data or another optimiser is not).
+# 2. Whatever the claim may depend on and differs from the paper is named, so a passing check
+#    under it is *substituted*.
+# 3. The check asserts the paper's whole statement; where the evidence supports only part of it
+#    (a mechanism kept in part, the claim under our optimiser but not the paper's), the verdict
+#    is *partly*.
+# 4. A check that cannot tell the claim from its negation (every model at chance) is not
+#    evidence, and the claim says so.
+# 5. The course's own findings are listed under the course, never under a paper.
+#
+# The summary counts the verdicts per part and how many of the paper's numbered items
+# (theorems, lemmas, propositions, claims, remarks, figures and tables with data; not
+# definitions, assumptions or illustrations; the lists are `lib.claims.RESULTS`) at least one
+# claim checks, and names the ones no claim checks yet. Below it, each part lists
 # its claims in the paper's order; each claim links to the section that checks it and names the
 # scale its evidence ran at (where a claim was checked at several scales, the largest is shown).
 # The code that builds this page is folded away above each part of it.

@@ -88,3 +88,43 @@ def strict_correct(model, batch: Batch, margin: float = 1e-6) -> torch.Tensor:
 def strict_accuracy(model, batch: Batch, margin: float = 1e-6) -> float:
     """Fraction of examples that are :func:`strict_correct`."""
     return float(strict_correct(model, batch, margin).double().mean())
+
+
+def position_counts(x: torch.Tensor, n_tokens: int) -> torch.Tensor:
+    """How often each token occurs at each position of the sequences ``x``: ``(length, n_tokens)``
+    (Lemma 5 counts these over all sequences of one template)."""
+    validate.instance("position_counts", "x", x, torch.Tensor)
+    if x.dim() != 2:
+        validate.fail("position_counts", "x", "token ids of shape (sequences, length)", f"shape {tuple(x.shape)}")
+    n_tokens = validate.integer("position_counts", "n_tokens", n_tokens, minimum=1)
+    if len(x) and (int(x.min()) < 0 or int(x.max()) >= n_tokens):
+        validate.fail("position_counts", "x", f"token ids in [0, {n_tokens})", f"ids up to {int(x.max())}")
+    return torch.stack([torch.bincount(x[:, p], minlength=n_tokens) for p in range(x.shape[1])])
+
+
+def template_weights(batch: Batch, first: int, second: int, n_tokens: int) -> tuple[Batch, list[int]]:
+    """Lemma 6: the sequences of classes ``first`` and ``second`` of a template task's whole
+    ``batch`` (every sequence of each template), and integer weights, positive on ``first`` and
+    negative on ``second``, that make the two sets dependent (Def. 3; check with
+    :func:`is_dependent`). By Lemma 5 every token a position uses occurs equally often there
+    among the N sequences of one template, N / |X| times, so weights N_second and N_first
+    (divided by their gcd) balance every position. Raises ``ValueError`` if a position's tokens
+    are not equally frequent (Lemma 5 fails: the batch is not every sequence of the template)."""
+    from math import gcd
+
+    validate.instance("template_weights", "batch", batch, Batch)
+    sizes = []
+    for label in (first, second):
+        x = batch.x[batch.y == label]
+        if not len(x):
+            validate.fail("template_weights", "first/second", "classes present in the batch", label)
+        for row in position_counts(x, n_tokens):
+            used = row[row > 0]
+            if not bool((used == used[0]).all()):
+                raise ValueError(f"template_weights: class {label}'s tokens are not equally frequent at every "
+                                 "position (Lemma 5 needs every sequence of the template)")
+        sizes.append(len(x))
+    g = gcd(*sizes)
+    x = torch.cat([batch.x[batch.y == first], batch.x[batch.y == second]])
+    y = torch.cat([batch.y[batch.y == first], batch.y[batch.y == second]])
+    return Batch(x, y), [sizes[1] // g] * sizes[0] + [-(sizes[0] // g)] * sizes[1]
