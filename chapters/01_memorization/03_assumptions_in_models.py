@@ -259,18 +259,23 @@ matches = sum(a == b for key in cells for a, b in zip(cells[key], PAPER_TABLE_3[
 core = (all(not cells[k][1] for k in cells if k[2] == "L0")  # Asm. 1 fails at every embedding
         and cells[("GPT-like", "Random", "L1")][1] and cells[("GPT-like", "Trained", "L1")][1])  # GPT L1 holds
 no_general_position = all(not c[0] for c in cells.values())
+# A row fails the 99% rule at a pass rate of 0.98 as it does at 0: the paper's point, a Kruskal
+# rank far below d, needs the test to fail clearly (at most half of the draws pass) in every row.
+gp_rates = {key: r["general_position"] for key, r in lm_reports.items()}
+clearly_not_general = all(rate <= 0.5 for rate in gp_rates.values())
 print(f"{matches}/24 cells agree with the paper's Table 3; general position fails in every row: "
-      f"{no_general_position}")
-assert core
+      f"{no_general_position}; pass rates of the general-position test: {readable(gp_rates, 2)}")
+assert core and no_general_position
 record(ref="Table 3", label="mem-table-3",
        statement="language models: Asm. 1 fails at the embedding (L0) and holds after GPT-2's first block",
        paper_value="GPT-2/BERT on Wikipedia", ours=f"{matches}/24 cells agree; the GPT pattern holds",
        passed=core, substitute="1-block byte-level models trained here on Python's bundled help texts")
 record(ref="Table 3 (general position)", label="mem-table-3",
        statement="general position fails in every layer of both language models",
-       paper_value="fails in all 8", ours=f"fails in {sum(not c[0] for c in cells.values())}/8 "
-       f"(largest pass rate {max(r['general_position'] for r in lm_reports.values()):.2f})",
-       passed=no_general_position,
+       paper_value="fails in all 8 (pass rate 0 at k = d)", ours=f"fails the 99% rule in "
+       f"{sum(not c[0] for c in cells.values())}/8, clearly (pass rate <= 0.5) in "
+       f"{sum(rate <= 0.5 for rate in gp_rates.values())}/8 (largest pass rate {max(gp_rates.values()):.2f})",
+       passed=clearly_not_general, partly=no_general_position,
        substitute="1-block byte-level models trained here on Python's bundled help texts")
 
 # %% [markdown]

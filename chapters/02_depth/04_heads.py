@@ -78,22 +78,33 @@ assert fig4_ok and fig56_ok
 record(ref="Figure 4", label="depth-heads",
        statement="more heads make memorization faster", paper_value="faster with more heads",
        ours=", ".join(f"{k}: {v:.2f}" for k, v in speed.items()) + " (mean accuracy over training, Adam)",
-       passed=fig4_ok, result=heads, reduced="reduced sizes and Adam (with SGD, "
-       "1/m averaging makes more heads slower)")
+       passed=fig4_ok, result=heads, reduced="reduced sizes and Adam (the paper trains with SGD, "
+       "which this book has not run for Figure 4)")
 record(ref="Figures 5-6", label="depth-heads",
        statement="extra heads make no significant difference for in-context QA and template matching",
        paper_value="no significant impact",
        ours="all " + ", ".join(f"{t}: min {min(d.values()):.2f}" for t, d in finals.items()),
        passed=fig56_ok, result=heads, reduced="reduced sizes")
 if ictm:
-    best = max(ictm, key=lambda k: ictm[k][1])
-    fig7_ok = ictm[best][0] >= 0.95 and "[2, 2, 2, 1]" in best
+    # The paper's two readings of Figure 7, checked apart: among three-layer models the one with a
+    # single last-layer head learns fastest (and learns), and a fourth single-head layer is faster
+    # still than the three-layer model with one last head (and learns).
+    three = {k: v for k, v in ictm.items() if k.count(",") == 2}
+    best_three = max(three, key=lambda k: three[k][1])
+    one_head_fastest = best_three.endswith(", 1]") and three[best_three][0] >= 0.95
+    four, base = arch_label((2, 2, 2, 1)), arch_label((2, 2, 1))
+    fourth_faster = four in ictm and base in ictm and ictm[four][1] > ictm[base][1] and ictm[four][0] >= 0.95
+    print(f"fastest three-layer model: {best_three}; " + (f"{four} vs {base}: {ictm[four][1]:.3f} vs "
+          f"{ictm[base][1]:.3f} (mean accuracy over training)" if four in ictm and base in ictm else "no 4-layer run"))
     record(ref="Figure 7", label="depth-heads",
-           statement="on in-context template matching one head in the last layer, and a 4th layer, learn fastest",
+           statement="on in-context template matching, one last-layer head learns fastest among 3-layer models, "
+                     "and a 4th single-head layer faster still",
            paper_value="[.., 1] faster than more heads; 4 layers faster than 3 (k=4, l=5)",
-           ours=f"fastest: {best}; " + ", ".join(f"{k} {v[1]:.2f}" for k, v in ictm.items()),
-           passed=fig7_ok, partly=all(v[0] >= 0.95 for v in ictm.values()),
-           note="k=2, l=2 here; several k (l=3) in the next section")
+           ours=f"fastest 3-layer: {best_three} ({'matches' if one_head_fastest else 'not'} the paper); "
+                f"4th layer faster: {'yes' if fourth_faster else 'no'}; " + ", ".join(
+                    f"{k} {v[1]:.2f}" for k, v in ictm.items()) + " (mean accuracy over training)",
+           passed=one_head_fastest and fourth_faster, partly=one_head_fastest or fourth_faster,
+           result=heads, reduced="k=2, l=2 (several k at l=3 in the next section)")
 
 # %% [markdown]
 # (depth-fig7-k)=
@@ -154,14 +165,21 @@ record(ref="Figure 7 (last-layer heads)", label="depth-fig7-k",
        passed=bool(speed7.loc[one, ks[-1]] >= speed7.loc[many, ks[-1]]),
        result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU")
 pairs = [(f"[1, 1, 1, {h}]", f"[1, 1, {h}]") for h in (1, 2 * l7) if f"[1, 1, 1, {h}]" in speed7.index]
-if pairs:  # a fourth layer against three, with one last head and with the construction's 2l
-    four = all(speed7.loc[deep, k] > speed7.loc[shallow, k] for deep, shallow in pairs for k in ks)
+learns = table7.assign(learns=table7["seeds >= 0.95"] * 2 > table7["seeds"]).pivot(index="arch", columns="k",
+                                                                                     values="learns")
+# A speed comparison says something only where at least one of the two models learns: two models
+# at chance are equally slow (the rule's point 4). Uninformative pairs are left out, and said.
+informative = [(deep, shallow, k) for deep, shallow in pairs for k in ks if learns.loc[deep, k] or learns.loc[shallow, k]]
+print("fourth layer against three, pairs where one of the two learns:",
+      ", ".join(f"{deep} vs {shallow} at k={k}" for deep, shallow, k in informative) or "none")
+if informative:
+    four = all(speed7.loc[deep, k] > speed7.loc[shallow, k] for deep, shallow, k in informative)
     record(ref="Figure 7 (4 layers)", label="depth-fig7-k",
            statement="a fourth layer makes in-context template matching learn faster",
            paper_value="4 single-head layers faster than 3",
-           ours="; ".join(f"{deep} vs {shallow}: " + ", ".join(
-               f"k={k} {speed7.loc[deep, k]:.2f}/{speed7.loc[shallow, k]:.2f}" for k in ks)
-               for deep, shallow in pairs) + " (mean accuracy over training)",
+           ours="; ".join(f"{deep} vs {shallow}, k={k}: {speed7.loc[deep, k]:.2f}/{speed7.loc[shallow, k]:.2f}"
+                          for deep, shallow, k in informative) + " (mean accuracy over training; pairs where "
+                                                                  "neither learns left out)",
            passed=four, result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU")
 
 # %% [markdown]

@@ -133,6 +133,15 @@ class AttentionWeights:
         return own
 
 
+def fit_logits(E: np.ndarray, q: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """Claim 1: ``W*`` (d x d) whose logits ``E^(t) W* e^(t)`` are the chosen ``alpha^(t)`` for
+    every example t given, so its softmax coefficients are any chosen vectors. Exact when each
+    context ``E^(t)`` (n x d, n < d) has rank n (Assumption 2) and the m <= d queries are
+    linearly independent: ``beta^(t) = E^(t)+ alpha^(t)``, then ``W* = beta q^+``."""
+    beta = np.einsum("tdn,tn->dt", np.linalg.pinv(E), alpha)  # E^(t) beta^(t) = alpha^(t)
+    return beta @ np.linalg.pinv(q.T)  # W* e^(t) = beta^(t)
+
+
 def attention_weights(E, q, n_heads: int, d_head: int, seed: int = 0, gap: float = 40.0) -> AttentionWeights:
     """Prop. 1: key/query weights of ``n_heads`` heads of size ``d_head`` with
     rank(Z) = min(T, H(r - 1) + 1), r = min(n, d_head), under Assumptions 1 and 2."""
@@ -152,9 +161,7 @@ def attention_weights(E, q, n_heads: int, d_head: int, seed: int = 0, gap: float
         start += m
         W_star = np.zeros((d, d))
         if m:
-            alpha = rng.standard_normal((m, n))  # generic target logits (Claim 1)
-            beta = np.einsum("tdn,tn->dt", np.linalg.pinv(E[R]), alpha)  # beta = E^+ alpha*
-            W_star = beta @ np.linalg.pinv(q[R].T)  # W* e^(t) = beta^(t) for t in R
+            W_star = fit_logits(E[R], q[R], rng.standard_normal((m, n)))  # generic target logits (Claim 1)
         W, c, W_plus = W_star, 0.0, np.zeros((d, d))
         if len(P) and h > 0:
             cvec, u = saturating_direction(q[R].T, rng)

@@ -60,12 +60,14 @@ def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
     def pick(smoke_, default_, paper_):
         return paper_ if paper else (smoke_ if smoke else default_)
 
-    if name == "fig2a":
-        return base, grid(pick([80], [200, 400], [10_000, 20_000, 30_000, 40_000]), "H", heads, n=n_fix, d_h=dh_fix)
+    if name == "fig2a":  # every H up to 6 at the default scale: 4-5 unsaturated points per curve for the fit
+        heads_2a = heads if paper or smoke else [1, 2, 3, 4, 5, 6, 8]
+        return base, grid(pick([80], [200, 400], [10_000, 20_000, 30_000, 40_000]), "H", heads_2a, n=n_fix,
+                          d_h=dh_fix)
     if name == "fig2b":
         return base, grid(pick([60], [200, 400], [6000, 10_000, 14_000, 18_000]), "n", ctx, H=h_fix, d_h=dh_fix)
     if name == "fig2c":
-        dhs = list(range(10, 61, 5)) + [64] if paper else ([1, 2, 4, 8] if smoke else [1, 2, 4, 8, 16])
+        dhs = list(range(10, 61, 5)) + [64] if paper else ([1, 2, 4, 8] if smoke else [1, 2, 4, 8, 12, 16])
         cfg = dict(base, steps=r["long_steps"])
         return cfg, grid(pick([60], [200], [10_000, 15_000, 20_000]), "d_h", dhs, H=30 if paper else h_fix,
                          n=n_fix)
