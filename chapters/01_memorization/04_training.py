@@ -208,14 +208,16 @@ table(fit_table)
 # %%
 r2_min = fit_table["r2"].min() if len(fit_table) else float("nan")
 slopes = fit_table["slope"] if len(fit_table) else pd.Series(dtype=float)
-fig2a_ok = len(fit_table) > 0 and r2_min >= 0.95 and (slopes > 0).all()
+# the paper's own threshold, R^2 >= 0.98, is the full check; a clearly linear fit (R^2 >= 0.9) the partly form
+fig2a_linear = bool(len(fit_table) > 0 and (slopes > 0).all())
+fig2a_ok = fig2a_linear and r2_min >= 0.98
 print(f"smallest R^2 {r2_min:.3f}; examples memorized per head: {', '.join(f'{s:.0f}' for s in slopes)}")
-assert fig2a_ok
+assert fig2a_linear and r2_min >= 0.9
 record(ref="Figure 2a", label="mem-fig2",
        statement="memorization grows linearly in H (R^2 of the fit to the non-saturated part)",
        paper_value="R^2 >= 0.98 (d=64, n=32, H=1-60)", ours=f"R^2 >= {r2_min:.3f} over {len(fit_table)} "
        f"curve(s), {slopes.mean():.0f} examples/head (d={results['fig2a'].config['dim']})",
-       passed=fig2a_ok, partly=len(fit_table) > 0 and r2_min >= 0.9,
+       passed=fig2a_ok, partly=fig2a_linear and r2_min >= 0.9,
        result=results["fig2a"], reduced="reduced scale (see the table above)")
 
 # %%
@@ -286,29 +288,40 @@ def trend_row(recipe, t):
 trend_table = pd.DataFrame([trend_row("ours", trends), trend_row("official", trends_official)]).set_index("recipe")
 table(trend_table)
 fits_official = pd.DataFrame(trends_official["fits"]).T
-same_trends = bool(len(fits_official) > 0 and fits_official["r2"].min() >= 0.95 and (fits_official["slope"] > 0).all()
-                   and trends_official["monotone_n"] and trends_official["rises_n"] and trends_official["rises_d"])
+official_linear = bool(len(fits_official) > 0 and (fits_official["slope"] > 0).all())
+official_r2 = fits_official["r2"].min() if len(fits_official) else float("nan")
+most_trends = bool(official_linear and official_r2 >= 0.9 and trends_official["monotone_n"] and trends_official["rises_n"]
+                   and trends_official["rises_d"])
+same_trends = most_trends and official_r2 >= 0.98 and trends_official["flat_after"]
 record(ref="Figure 2 (official recipe)", label="mem-fig2-official",
        statement="on the official code's recipe, Figure 2's trends hold: linear in H, monotone in n, rising "
-                 "with d_h up to n", paper_value="linear in H (R^2 >= 0.98), monotone in n and in d_h <= n",
+                 "with d_h up to n and flat after",
+       paper_value="linear in H (R^2 >= 0.98), monotone in n, in d_h up to n, flat after",
        ours=f"official recipe: R^2 >= {fits_official['r2'].min() if len(fits_official) else float('nan'):.3f} "
             f"({trend_row('', trends_official)['Fig. 2a: examples per head'] or 'no'} examples/head); monotone "
             f"and rising in n: {'yes' if trends_official['monotone_n'] and trends_official['rises_n'] else 'no'}; "
             f"rising in d_h up to n: {'yes' if trends_official['rises_d'] else 'no'}, flat after: "
             f"{'yes' if trends_official['flat_after'] else 'no'}",
-       passed=same_trends, result=official_results["fig2a"], reduced="reduced scale (see the table above)")
+       passed=same_trends, partly=most_trends, result=official_results["fig2a"],
+       reduced="reduced scale (see the table above)")
 
 # %% [markdown]
-# **The trends do not depend on the recipe.** On the official recipe, memorization is linear in
-# $H$ ($R^2 \ge 0.99$ on both recipes, with about 38-46 examples per head against our 52-58),
-# monotone in $n$, and rises with $d_h$ up to $d_h = n$ with no gain beyond. The levels do
-# depend on it: at the same budget the official recipe memorizes less (at $T = 400$, $H = 8$: 0.84
-# against 0.99), as the small comparison above predicts.
+# **The trends barely depend on the recipe; the levels do.** On both recipes memorization grows
+# linearly in $H$, monotonically in $n$, and with $d_h$ up to $d_h = n$. The details differ a
+# little, and the table above has them:
+# - The linear fit is closer on the official recipe: $R^2$ of 0.985-0.998, where ours gives
+#   0.978-0.986, just under the paper's 0.98 on its 6-point curve. Per head, the official recipe
+#   memorizes about 38-47 examples and ours 53-59.
+# - Beyond $d_h = n$ ours stays flat (within 0.05). On the official recipe $d_h = 12$ reaches 0.85,
+#   against 0.77 at $d_h = 8$, before falling back to 0.80 at 16. With four seeds that is one
+#   point, not a trend, but it fails the "flat after" check, so that claim is "partly".
+# - At the same budget the official recipe memorizes less (at $T = 400$, $H = 8$: 0.84 against
+#   0.99), as the small comparison above predicts.
 #
 # **Which recipe the book's figures use, and why.** The default and smoke scales keep ours: the
-# paper's claims about Figure 2 are trends, which this section shows to be the same on both
-# recipes, and ours memorizes more within a CPU budget, which makes the differences between
-# points larger than the seed-to-seed spread. The paper-scale sweeps run the official recipe, so
+# paper's claims about Figure 2 are trends, which this section shows to hold on both recipes
+# (each misses one detail), and ours memorizes more within a CPU budget, which makes the
+# differences between points larger than the seed-to-seed spread. The paper-scale sweeps run the official recipe, so
 # that their numbers can be set beside the paper's. A reader comparing absolute numbers at the
 # default scale with the paper should read the dashed curves.
 
