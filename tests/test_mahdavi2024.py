@@ -314,3 +314,14 @@ def test_lemmas_1_and_5_hold_on_random_instances_at_their_edge():
     assert one["smallest_margin"] == 0 and 0 < one["strict"] < 100  # holds, tight in some trials and not in others
     five = lemma_5_trials(trials=100, seed=1)
     assert five["kept"] == 100 and five["dropped_at_edge"] == 100  # holds inside, fails exactly at the edge
+
+
+def test_relu_network_on_appendix_f_data_has_jacobian_rank_within_prop_3s_bound():
+    from lib.papers.mahdavi2024.bounds import relu_jacobian_rank
+
+    for hidden in (2, 5):
+        hard = relu_jacobian_rank(relu_hard_data(100, 6, 16, seed=2), hidden, seed=hidden)
+        assert hard["jacobian rank"] <= hard["bound"] < hard["T"] < hard["parameters"]
+        general = relu_jacobian_rank(query_context_data(100, 6, 16, seed=2, context="per_example",
+                                                        dtype=torch.float64), hidden, seed=hidden)
+        assert general["jacobian rank"] > hard["bound"]  # the data, not the network, caps the rank

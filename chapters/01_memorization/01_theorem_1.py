@@ -273,14 +273,24 @@ low = query_context_data(mem.rank_bound(H_r, n_r, Qdim), n_r, d_r, seed=8, dtype
 basis = np.linalg.qr(np.random.default_rng(8).standard_normal((d_r, Qdim)))[0]
 low_q = torch.as_tensor(queries(low).numpy() @ basis @ basis.T)  # queries in a Q-dim subspace
 low = type(low)(as_sequences(low_q, contexts(low)), low.y)
-print(f"Kruskal rank of the queries: {kruskal.kruskal_rank(queries(low)[:12])} (first 12 of {len(low)})")
+query_rank = kruskal.kruskal_rank(queries(low)[:12])
+print(f"Kruskal rank of the queries: {query_rank} (first 12 of {len(low)})")
+assert query_rank == Qdim
 remark_1 = mem.check_theorem_1(low, H_r, Qdim)
 print(readable(remark_1))
-assert mem.theorem_1_holds(remark_1, Qdim)
+# What limits T is the queries' Kruskal rank, not d_h: the same examples with d_h = n (so that
+# d_h does not bind) make the construction group n queries per head, which span only Q
+# dimensions, and it fails on the very T that r = Q reaches.
+unlimited = mem.check_theorem_1(low, H_r, n_r)
+print(f"same T = {unlimited['T']} with d_h = n = {n_r}: rank Z {unlimited['rank Z']}, "
+      f"max |y_hat - y| {unlimited['max |y_hat - y|']:.2f}")
+assert mem.theorem_1_holds(remark_1, Qdim) and not mem.theorem_1_holds(unlimited, n_r)
+assert unlimited["rank Z"] < unlimited["T"]
 record(ref="Remark 1", label="mem-thm-1",
        statement="queries of Kruskal rank Q < n: T = H(min(Q,d_h)-1)+1 still memorized",
-       paper_value="exists (proof)", ours=f"built with Q=d_h={Qdim}, n={n_r}, H={H_r}: T={remark_1['T']}",
-       passed=mem.theorem_1_holds(remark_1, Qdim))
+       paper_value="exists (proof)", ours=f"built with Q=d_h={Qdim}, n={n_r}, H={H_r}: T={remark_1['T']}; with "
+       f"d_h=n the construction reaches rank Z {unlimited['rank Z']} < T (the Kruskal rank binds)",
+       passed=mem.theorem_1_holds(remark_1, Qdim) and unlimited["rank Z"] < unlimited["T"])
 
 # %% [markdown]
 # (mem-lemmas)=

@@ -427,12 +427,22 @@ fig4_ok = bool((compare["per-example"] >= compare["shared"] - 0.02).all() and mi
                and all(np.all(np.diff(a.mean(1)) >= -0.03) for a in acc_h4.values()))
 display(table(compare, index=False))
 print(f"n = 1 with per-example contexts: accuracy {readable(n1, 2)} (shared: the majority class)")
+# The paper's own reading, "linear in H", needs unsaturated points to fit: with per-example
+# contexts every curve here saturates by H = 4, which leaves too few (the rule's point 4), so
+# the full claim cannot be checked at this scale and the check above is its partly form.
+unsaturated = {g: int((a.mean(1) < 0.95).sum()) for g, a in acc_h4.items()}
+fits_h4 = {g: linear_fit(np.array(xs_h4)[a.mean(1) < 0.95], int(g.split("=")[1]) * a.mean(1)[a.mean(1) < 0.95])
+           for g, a in acc_h4.items() if unsaturated[g] >= 3}
+linear_h4 = len(fits_h4) == len(acc_h4) and all(f["r2"] >= 0.98 and f["slope"] > 0 for f in fits_h4.values())
+print("unsaturated points per curve (H):", readable(unsaturated), "; fits:", readable(fits_h4) or "none possible")
 assert fig4_ok
 record(ref="Figure 4", label="mem-fig4",
-       statement="per-example (general-position) contexts: still increasing in H, n matters less, "
+       statement="per-example (general-position) contexts: linear in H, n matters less, "
                  "more memorized than with a shared context",
        paper_value="linear in H; linearity in n weakens", ours=f"per-example >= shared at every (H, T); "
-       f"n = 1 reaches {min(n1):.2f}", passed=fig4_ok,
+       f"n = 1 reaches {min(n1):.2f}; linearity in H " + ("holds" if linear_h4 else
+       f"not testable here ({', '.join(f'{g}: {k}' for g, k in unsaturated.items())} unsaturated points)"),
+       passed=fig4_ok and linear_h4, partly=fig4_ok,
        result=results["fig4_heads"], reduced="reduced scale")
 
 # %% [markdown]

@@ -34,3 +34,37 @@ def relu_capacity(context_size: int, hidden: int, d_out: int = 1) -> float:
     for name, value in (("context_size", context_size), ("hidden", hidden), ("d_out", d_out)):
         validate.integer("relu_capacity", name, value, minimum=1)
     return (context_size + 1) * hidden / d_out + hidden + 1
+
+
+def relu_jacobian_rank(batch: Batch, hidden: int, seed: int = 0, bias_scale: float = 0.1) -> dict:
+    """The ReLU side of Prop. 3, measured: a two-layer ReLU network with ``hidden`` units on the
+    flattened input ``[e_1; ...; e_n; e] in R^{(n+1)d}`` (weights ``N(0, 1/fan_in)``, first-layer
+    biases ``N(0, bias_scale^2)``, so that each unit cuts through the data), and the rank of the
+    Jacobian of its T outputs with respect to all its parameters. The labels it can fit near
+    these weights form a manifold of that dimension, so generic labels of more examples than the
+    rank cannot be fitted there. Prop. 3 says the rank never exceeds :func:`relu_capacity` on
+    Appendix F's data, however many parameters the network has. Returns the rank, the bound, T
+    and the parameter count."""
+    import torch
+
+    validate.instance("relu_jacobian_rank", "batch", batch, Batch)
+    hidden = validate.integer("relu_jacobian_rank", "hidden", hidden, minimum=1, maximum=10**4)
+    validate.real("relu_jacobian_rank", "bias_scale", bias_scale, minimum=0.0)
+    g = torch.Generator().manual_seed(validate.integer("relu_jacobian_rank", "seed", seed, minimum=0))
+    x = batch.x.double().reshape(len(batch), -1)
+    width = x.shape[1]
+    params = [torch.randn(width, hidden, generator=g, dtype=torch.float64) / width ** 0.5,
+              torch.randn(hidden, generator=g, dtype=torch.float64) * bias_scale,
+              torch.randn(hidden, generator=g, dtype=torch.float64) / hidden ** 0.5,
+              torch.randn(1, generator=g, dtype=torch.float64)]
+
+    def outputs(W1, b1, w2, b2):
+        return torch.relu(x @ W1 + b1) @ w2 + b2
+
+    blocks = torch.autograd.functional.jacobian(outputs, tuple(params))
+    J = torch.cat([b.reshape(len(batch), -1) for b in blocks], dim=1).numpy()
+    s = np.linalg.svd(J, compute_uv=False)
+    rank = int((s > 1e-9 * s[0]).sum())
+    n = contexts(batch).shape[1]
+    return {"T": len(batch), "parameters": int(sum(p.numel() for p in params)), "jacobian rank": rank,
+            "bound": relu_capacity(n, hidden)}
