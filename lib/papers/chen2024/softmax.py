@@ -106,3 +106,22 @@ def in_context_template_matching_softmax(task: InContextTemplateMatching, beta: 
         w.v[2][0, task.answer_offset + a, task.answer_offset + a] = 1.0
         w.u[task.answer_offset + a, a] = 1.0
     return w.model()
+
+
+def memorization_thresholds(sizes, betas) -> list[dict]:
+    """The softmax threshold of Theorem 1's weights as a function of the size: for each
+    ``(V, l)`` in ``sizes``, every one of the V^l sequences (the inputs that bind: all of them),
+    and the smallest ``beta`` of ``betas`` from which every larger one classifies them all
+    (:func:`exact_from`; None if none does), in the model's dtype (float64)."""
+    from ...models import accuracy
+    from ...tasks import SequenceClassification
+    from . import constructions as build
+
+    rows = []
+    for V, l in sizes:
+        task = SequenceClassification(n_words=V, length=l, n_examples=V ** l)
+        model, data = build.memorization(task), task.enumerate()
+        accs = [accuracy(with_attention(model, "softmax", b), data) for b in betas]
+        rows.append({"V": V, "l": l, "sequences": len(data), "threshold": exact_from(betas, accs),
+                     "accuracy at the smallest beta": accs[0], "dtype": str(next(model.parameters()).dtype)})
+    return rows
