@@ -18,6 +18,7 @@ import torch
 
 from .. import validate
 from ..models import AttentionConfig, AttentionModel, build_model
+from ..tasks.base import Batch
 from ..tasks.retrieval import IndexLookup
 
 
@@ -51,3 +52,19 @@ def index_lookup_onehot(task: IndexLookup, beta: float = 10.0) -> AttentionModel
         W_U[s, s] = 1.0
     model = build_model(config)
     return model.set_weights({"layers.0.attn.W_QK": W_QK, "layers.0.attn.W_V": W_V, "W_U": W_U})
+
+
+def worst_case_inputs(task: IndexLookup) -> Batch:
+    """The inputs on which :func:`index_lookup_onehot` is closest to failing: for every queried
+    position p and symbol a, ``s_p = a`` and one other symbol b = a + 1 (mod S) at all N - 1 other
+    positions, so b collects (N - 1) / (e^beta + N) of the attention against a's e^beta / (e^beta + N).
+    N x S inputs; a check on them sees the threshold log(N - 1) that random samples miss."""
+    validate.instance("worst_case_inputs", "task", task, IndexLookup)
+    S, N = task.n_symbols, task.length
+    validate.size("worst_case_inputs", "the inputs (N x S x (N + 1))", N * S * (N + 1))
+    p = torch.arange(N).repeat_interleave(S)
+    a = torch.arange(S).repeat(N)
+    symbols = ((a + 1) % S)[:, None].repeat(1, N)
+    symbols[torch.arange(len(p)), p] = a
+    x = torch.cat([symbols, (S + p)[:, None]], dim=1)
+    return Batch(x, a)
