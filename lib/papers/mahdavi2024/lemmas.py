@@ -38,11 +38,7 @@ def lemma_1_trials(trials: int = 200, seed: int = 0) -> dict:
         C = _low_rank(rng, m, q, int(rng.integers(0, min(m, q) + 1)))
         M = np.block([[A, C], [np.zeros((p, k)), B]])
         scale = max(np.abs(M).max(), 1.0)
-
-        def rank(X):
-            return _rank(X, scale)
-
-        margins.append(rank(M) - rank(A) - rank(B))
+        margins.append(_rank(M, scale) - _rank(A, scale) - _rank(B, scale))
     return {"trials": trials, "smallest_margin": int(min(margins)), "strict": int(sum(m > 0 for m in margins))}
 
 
@@ -63,13 +59,9 @@ def lemma_5_trials(trials: int = 200, seed: int = 0, slack: float = 0.999) -> di
         A = _low_rank(rng, rows, cols, r)
         U, S, Vt = np.linalg.svd(A)
         smallest = S[r - 1]
-
-        def rank(X):
-            return _rank(X, S[0])
-
         aimed = -np.outer(U[:, r - 1], Vt[r - 1])  # removes A's weakest singular value at scale 1
         noise = rng.standard_normal((rows, cols))
         noise /= np.linalg.norm(noise, 2)
-        kept += rank(A + slack * smallest * noise) >= r and rank(A + slack * smallest * aimed) >= r
-        dropped += rank(A + smallest * aimed) < r
+        kept += _rank(A + slack * smallest * noise, S[0]) >= r and _rank(A + slack * smallest * aimed, S[0]) >= r
+        dropped += _rank(A + smallest * aimed, S[0]) < r
     return {"trials": trials, "kept": int(kept), "dropped_at_edge": int(dropped)}
