@@ -82,3 +82,29 @@ def test_exact_from_reads_a_temperature_scan():
     assert exact_from([1, 2, 3, 5], [0.5, 1.0, 0.9, 1.0]) == 5
     assert exact_from([1, 2, 3], [1.0, 1.0, 1.0]) == 1
     assert exact_from([1, 2], [1.0, 0.99]) is None
+
+
+def test_softmax_theorem_6_threshold_grows_with_the_sequence_length():
+    import math
+    from lib.papers.chen2024.softmax import binding_examples, in_context_template_matching_thresholds, scan_threshold
+    assert scan_threshold([1, 2, 3], lambda b: 1.0 if b >= 2 else 0.5) == (2, 0.5)
+    assert scan_threshold([1, 2, 3], lambda b: 0.0) == (None, 0.0)
+    task = InContextTemplateMatching(6, 6, 3, 3)
+    batch, min_distance = binding_examples(task, 50, seed=0)
+    assert min_distance == 1.0 and len(batch.y) == 50
+    assert batch.x.equal(binding_examples(task, 50, seed=0)[0].x)  # deterministic by seed
+    grid = [x / 4 for x in range(2, 33)]
+    short, long = in_context_template_matching_thresholds([(5, 5, 2, 2), (10, 10, 5, 4)], grid, n_examples=60)
+    assert short["threshold"] < long["threshold"]  # 3.0 at n = 11, 4.0 at n = 34
+    for row in (short, long):  # the chapter's line, ln(n-1) + c with c = 0.7, holds at both sizes
+        assert row["threshold"] <= math.log(row["n"] - 1) + 0.75
+
+
+def test_theorem_6_as_printed_fails_when_an_answer_is_absent_from_the_context():
+    from lib.papers.chen2024.printed import in_context_template_matching_as_printed
+    every_answer = InContextTemplateMatching(3, 2, 2, 2)  # both answers always in the context
+    assert accuracy(in_context_template_matching_as_printed(every_answer), every_answer.enumerate()) == 1.0
+    task = InContextTemplateMatching(4, 4, 3, 3)
+    data = task.sample(1000, seed=0)
+    assert accuracy(in_context_template_matching_as_printed(task), data) < 0.5
+    assert accuracy(in_context_template_matching(task), data) == 1.0

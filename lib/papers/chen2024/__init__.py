@@ -4,7 +4,10 @@
 module             what
 =================  =====================================================================
 ``constructions``  Theorems 1, 3, 5 and 6 (ReLU attention) and Sec. 3.1's model config
-``softmax``        the constructions with softmax attention (Sec. 16; our extensions)
+``printed``        Theorem 6's Sec. 15 matrices as printed (they fail; the corrected ones are in
+                   ``constructions``)
+``softmax``        the constructions with softmax attention (Sec. 16; our extensions), their
+                   temperature thresholds and the inputs that bind them
 ``examples``       Table 1 and the dependent sets of the proofs of Theorems 2 and 4
 ``dependence``     the linear-dependence identity behind the one-layer impossibility results
 ``training``       recipes, the paper's initialisation, training curves, attention scores

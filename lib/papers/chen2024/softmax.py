@@ -24,7 +24,12 @@ combination. This version keeps the depth (three layers) and compares templates 
 
 Width ``d' = d + n + l + l^2``. Every score is a function of equality patterns, so the
 construction is exact once the inverse temperature ``beta`` makes layers 1-2 sharp enough
-(the chapter scans beta; layer 3 itself is exact at any beta > 0).
+(layer 3 itself is exact at any beta > 0: the k answers are distinct). Layer 2's gather
+puts weight ``(n-1) / (e^beta + n - 1)`` on the n-1 positions it should ignore, so the error
+in the gathered ``M`` is of order ``(n-1) e^{-beta}`` and must stay below a fixed share of
+layer 3's smallest margin ``min |M_t - M_t'|^2 / 2`` between templates: the threshold has the
+form ``beta >= ln(n-1) + c``. :func:`in_context_template_matching_thresholds` measures it on
+:func:`binding_examples` (the query's nearest template among the blocks) and the chapter fits c.
 """
 from __future__ import annotations
 
@@ -44,6 +49,19 @@ def exact_from(betas, accuracies):
     """The smallest inverse temperature of a scan from which every larger one is exact (accuracy
     1), or None if the largest is not."""
     return next((b for i, b in enumerate(betas) if all(a == 1.0 for a in accuracies[i:])), None)
+
+
+def scan_threshold(betas, accuracy_at) -> tuple[float | None, float]:
+    """:func:`exact_from` without evaluating what it does not need: walk ``betas`` from the
+    largest down and stop at the first that is not exact. Returns the threshold (None if the
+    largest is not exact) and the accuracy at the first failing beta (1.0 if none fails)."""
+    threshold = None
+    for beta in sorted(betas, reverse=True):
+        acc = accuracy_at(beta)
+        if acc < 1.0:
+            return threshold, acc
+        threshold = beta
+    return threshold, 1.0
 
 
 def with_attention(model: AttentionModel, attention: str, beta: float = 1.0) -> AttentionModel:
@@ -124,4 +142,61 @@ def memorization_thresholds(sizes, betas) -> list[dict]:
         accs = [accuracy(with_attention(model, "softmax", b), data) for b in betas]
         rows.append({"V": V, "l": l, "sequences": len(data), "threshold": exact_from(betas, accs),
                      "accuracy at the smallest beta": accs[0], "dtype": str(next(model.parameters()).dtype)})
+    return rows
+
+
+def equality_matrix(template) -> torch.Tensor:
+    """``M_t``: the template's equality matrix with columns normalised to sum 1 (layer 1's
+    output for a block with template t; see the module docstring)."""
+    t = torch.as_tensor(template)
+    same = (t[:, None] == t[None, :]).double()
+    return same / same.sum(0, keepdim=True)
+
+
+def binding_examples(task: InContextTemplateMatching, n: int, seed: int = 0):
+    """``n`` examples on which layer 3's margin is smallest: the query's template t and its
+    nearest template t' (by ``|M_t - M_t'|^2``) are both among the blocks, the other k-2
+    templates, the maps, the answers and the block order at random (deterministic by seed).
+    Returns the batch and the smallest squared distance between two templates."""
+    validate.instance("binding_examples", "task", task, InContextTemplateMatching)
+    validate.integer("binding_examples", "n", n, minimum=1)
+    if task.k < 2:
+        raise ValueError("binding_examples: needs k >= 2 blocks (the query's template and its nearest)")
+    g = torch.Generator().manual_seed(seed)
+    m = torch.stack([equality_matrix(t) for t in task.templates])
+    distance = ((m[:, None] - m[None]) ** 2).sum((2, 3))
+    distance.fill_diagonal_(float("inf"))
+    nearest = distance.argmin(1)
+    n_templates = len(task.templates)
+    template_ids, query_block = [], []
+    for _ in range(n):
+        t = int(torch.randint(n_templates, (), generator=g))
+        rest = [int(i) for i in torch.randperm(n_templates, generator=g) if int(i) not in (t, int(nearest[t]))]
+        blocks = [t, int(nearest[t])] + rest[: task.k - 2]
+        order = torch.randperm(task.k, generator=g).tolist()
+        template_ids.append([blocks[i] for i in order])
+        query_block.append(order.index(0))
+    maps = torch.rand(n, task.k + 1, task.n_words, generator=g).argsort(dim=2)[:, :, : task.wildcards]
+    answers = torch.rand(n, task.n_answers, generator=g).argsort(dim=1)[:, : task.k]
+    batch = task.encode(torch.tensor(template_ids), maps, answers, torch.tensor(query_block))
+    return batch, float(distance.min())
+
+
+def in_context_template_matching_thresholds(sizes, betas, n_examples: int = 100, seed: int = 0) -> list[dict]:
+    """The softmax threshold of :func:`in_context_template_matching_softmax` as a function of
+    the size: for each ``(n_words, n_answers, l, k)`` in ``sizes``, ``n_examples``
+    :func:`binding_examples` and the smallest ``beta`` of ``betas`` from which every larger
+    one is exact (:func:`scan_threshold`), in the model's dtype (float64)."""
+    from ...models import accuracy
+
+    rows = []
+    for n_words, n_answers, length, k in sizes:
+        task = InContextTemplateMatching(n_words, n_answers, length, k)
+        data, min_distance = binding_examples(task, n_examples, seed)
+        dtype = next(in_context_template_matching_softmax(task).parameters()).dtype
+        threshold, below = scan_threshold(
+            betas, lambda b: accuracy(in_context_template_matching_softmax(task, b), data))
+        rows.append({"words": n_words, "answers": n_answers, "l": length, "k": k, "n": task.seq_len,
+                     "threshold": threshold, "accuracy just below": below,
+                     "smallest |M_t - M_t'|^2": min_distance, "dtype": str(dtype)})
     return rows
