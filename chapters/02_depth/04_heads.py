@@ -43,6 +43,7 @@ device = lib.setup_notebook(seed=0)
 
 # %%
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from lib import claims, plots, scale
@@ -69,22 +70,26 @@ print("memorization, mean accuracy over training (higher = faster):", plots.read
 fig4_ok = speed[f"{mem_archs[-1][0]} head(s)"] >= speed[f"{mem_archs[0][0]} head(s)"]
 finals = {task: {arch_label(a): final(heads, task, "paper", a).mean() for a in g["archs"]}
           for g in heads.grid for task in [g["task"]] if task in ("reasoning", "generalization")}
-fig56_ok = all(v >= 0.99 for d in finals.values() for v in d.values())
+fig56_final_ok = all(v >= 0.99 for d in finals.values() for v in d.values())
+speeds56 = {task: {arch_label(a): mean_curve(heads, task, a) for a in g["archs"]}
+            for g in heads.grid for task in [g["task"]] if task in ("reasoning", "generalization")}
+spread56 = {task: max(d.values()) - min(d.values()) for task, d in speeds56.items()}
+fig56_speed_ok = all(v <= 0.05 for v in spread56.values())  # "no significant difference" in the curves too
+fig56_ok = fig56_final_ok and fig56_speed_ok
 print("final accuracy, reasoning and generalization:", plots.readable(finals))
+print("mean accuracy over training:", plots.readable(speeds56))
 ictm = {arch_label(a): (final(heads, "contextual", "paper", a).mean(), mean_curve(heads, "contextual", a))
         for g in heads.grid if g["task"] == "contextual" for a in g["archs"]}
 print("contextual (final, mean over training):", plots.readable(ictm))
-assert fig4_ok and fig56_ok
-record(ref="Figure 4", label="depth-heads",
-       statement="more heads make memorization faster", paper_value="faster with more heads",
-       ours=", ".join(f"{k}: {v:.2f}" for k, v in speed.items()) + " (mean accuracy over training, Adam)",
-       passed=fig4_ok, result=heads, reduced="reduced sizes and Adam (the paper trains with SGD, "
-       "which this book has not run for Figure 4)")
+assert fig4_ok and fig56_final_ok
 record(ref="Figures 5-6", label="depth-heads",
        statement="extra heads make no significant difference for in-context QA and template matching",
        paper_value="no significant impact",
-       ours="all " + ", ".join(f"{t}: min {min(d.values()):.2f}" for t, d in finals.items()),
-       passed=fig56_ok, result=heads, reduced="reduced sizes")
+       ours="final accuracy: " + ", ".join(f"{t} min {min(d.values()):.2f}" for t, d in finals.items())
+            + "; mean accuracy over training (speed): " + "; ".join(
+                f"{t} " + ", ".join(f"{k.split(' ', 2)[-1]} {v:.2f}" for k, v in d.items()) for t, d in speeds56.items()),
+       passed=fig56_ok, partly=fig56_final_ok, result=heads, reduced="reduced sizes; SGD at one learning rate "
+       "for every head count (with 1/m head averaging more heads take smaller steps)")
 if ictm:
     # The paper's two readings of Figure 7, checked apart: among three-layer models the one with a
     # single last-layer head learns fastest (and learns), and a fourth single-head layer is faster
@@ -105,6 +110,52 @@ if ictm:
                     f"{k} {v[1]:.2f}" for k, v in ictm.items()) + " (mean accuracy over training)",
            passed=one_head_fastest and fourth_faster, partly=one_head_fastest or fourth_faster,
            result=heads, reduced="k=2, l=2 (several k at l=3 in the next section)")
+
+# %% [markdown]
+# Figures 5-6 hold for the final accuracy (every head count solves in-context QA and template
+# matching), but not for the curves: the mean accuracy over training, printed above, falls as
+# heads are added, most on in-context QA. Both tasks train with SGD at one learning rate for
+# every head count, and with heads averaged ($1/m$) more heads take smaller steps, the effect
+# the next section measures for memorization. So the claim is recorded as holding in part: no
+# difference in what is learned, a difference in speed at our learning rates (a spread above
+# 0.05 in mean accuracy over training counts as a difference).
+
+# %% [markdown]
+# ### Figure 4 with the paper's optimizer
+#
+# The paper trains with SGD; the curves above use Adam. With plain SGD the $1/m$ average over
+# heads scales each head's gradient step by $1/m$, so at one learning rate more heads are
+# *slower*, and every head count needs its own rate. We train memorization with SGD at seven
+# learning rates (the paper gives none) and compare each head count at its best rate, as one
+# would tune any architecture.
+
+# %%
+sgd = sweeps.result("figure4_sgd", device=device)
+by_lr = sweeps.speeds_by_lr(sgd)
+lrs = sorted(next(iter(by_lr.values())))
+ax = plots.sweep(lrs, {f"{arch[0]} head(s)": np.array([by_lr[arch][lr] for lr in lrs]) for arch in by_lr},
+                 xlabel="learning rate (plain SGD)", ylabel="mean accuracy over training",
+                 title="Figure 4 with SGD: memorization speed against the learning rate")
+ax.set_xscale("log")
+ax.set_xticks(lrs, [f"{lr:g}" for lr in lrs])
+plots.stamp(ax, sgd.label() + " · band: ±1 sd over seeds")
+plt.show()
+best_lr = {arch: max(v, key=lambda lr: v[lr].mean()) for arch, v in by_lr.items()}
+sgd_speed = {arch: float(by_lr[arch][best_lr[arch]].mean()) for arch in by_lr}
+fewest, most = min(by_lr), max(by_lr)
+at_fewest_best = {f"{a[0]} head(s)": float(by_lr[a][best_lr[fewest]].mean()) for a in by_lr}
+print("best learning rate and speed:", plots.readable({f"{a[0]} head(s)": (best_lr[a], sgd_speed[a]) for a in by_lr}))
+print(f"all at the 1-head model's best rate ({best_lr[fewest]:g}):", plots.readable(at_fewest_best))
+fig4_sgd_ok = sgd_speed[most] >= sgd_speed[fewest]
+record(ref="Figure 4", label="depth-heads",
+       statement="more heads make memorization faster", paper_value="faster with more heads (SGD)",
+       ours="Adam: " + ", ".join(f"{k}: {v:.2f}" for k, v in speed.items()) + "; SGD at each model's best rate: "
+            + ", ".join(f"{a[0]} head(s): {sgd_speed[a]:.2f} (lr {best_lr[a]:g})" for a in by_lr)
+            + f"; SGD at one rate ({best_lr[fewest]:g}): " + ", ".join(f"{k}: {v:.2f}" for k, v in at_fewest_best.items())
+            + " (mean accuracy over training)",
+       passed=fig4_ok and fig4_sgd_ok, partly=fig4_ok or fig4_sgd_ok, result=sgd,
+       reduced="reduced sizes; SGD compared at each head count's best learning rate of a 7-point grid (the paper "
+               "gives none)")
 
 # %% [markdown]
 # (depth-fig7-k)=
@@ -267,8 +318,10 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 #   which the paper does not show because it plots at most the depth each task needs.
 # - **Figure 3.** Trained models use a soft version of the copy-match circuit (match share above
 #   $1/k$, below the construction's 1); the comparison is biased by the constructed first layer.
-# - **Figures 4-7.** More heads speed memorization with Adam (with SGD the $1/m$ average makes them
-#   slower); heads do not matter for in-context QA and template matching. Figure 7's orderings do
+# - **Figures 4-7.** More heads speed memorization with Adam, and with the paper's SGD when each
+#   head count gets its own best learning rate (at one rate more heads are slower, because heads are
+#   averaged); heads do not change what is learned on in-context QA and template matching, but at
+#   one SGD rate they slow it. Figure 7's orderings do
 #   not reproduce: with templates of length 2 the fastest model has four last-layer heads, and with
 #   length 3 ({ref}`depth-fig7-k`) a single last head never learns while the construction's $2l$
 #   heads do (fully at $k = 2$, in two seeds of three at $k = 4$, still climbing at $k = 3$); a

@@ -7,6 +7,28 @@ import torch
 from ...tasks import Batch, InContextQA, InContextTemplateMatching, SequenceClassification, Task, TemplateMatching
 
 
+# The paper's Table 1 (App. 8) as printed, one string per example: the input tokens, then the
+# underlined target (transcribed from the paper; "→" is the response sign).
+TABLE_1 = {
+    "Memorization": ["a a → 1", "b b → 2", "c c → 3", "a b → 4", "a c → 5", "b a → 6", "b c → 7", "c a → 8",
+                     "c b → 9"],
+    "Reasoning": ["a → 1 b → 2 a → 1", "b → 1 a → 2 a → 2", "a → 1 b → 2 b → 2", "b → 1 a → 2 b → 1"],
+    "Generalization": ["a a → 1", "b b → 1", "c c → 1", "a b → 2", "a c → 2", "b a → 2", "b c → 2", "c a → 2",
+                       "c b → 2"],
+    "Contextual generalization": ["a a → 1 a b → 2 b b → 1", "a a → 1 a b → 2 b a → 2", "a a → 1 a b → 2 a a → 1",
+                                  "a a → 1 a b → 2 a b → 2"],
+}
+
+
+def table_1_rows() -> dict[str, list[str]]:
+    """Our generators' Table 1 in the paper's format (input tokens, then the target)."""
+    rows = {}
+    for name, (task, batch) in table_1().items():
+        rows[name] = [" ".join(task.vocab.tokens[int(t)] for t in x) + " " + task.describe_target(y).split(" (")[0]
+                      for x, y in zip(batch.x, batch.y)]
+    return rows
+
+
 def table_1() -> dict[str, tuple[Task, Batch]]:
     """The worked examples of the paper's Table 1 (App. 8), produced by the generators."""
     sc = SequenceClassification(n_words=3, length=2, n_examples=9)

@@ -65,6 +65,21 @@ def heads(scale: str) -> tuple[dict, list[dict]]:
     return recipes_config(scale), grid
 
 
+FIGURE4_SGD_LRS = (1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0)
+
+
+def figure4_sgd(scale: str) -> tuple[dict, list[dict]]:
+    """Figure 4 with the paper's optimizer: memorization with 1, 2, 4 (and 8) heads trained by
+    plain SGD, one grid point per learning rate. Heads are averaged (1/m), so each head's step
+    shrinks with m and every head count needs its own learning rate: the chapter compares each
+    at its best rate of the grid, as the separations paper does per architecture."""
+    lrs = _pick(scale, [3.0, 10.0], list(FIGURE4_SGD_LRS), list(FIGURE4_SGD_LRS))
+    archs = _pick(scale, [[1], [4]], [[1], [2], [4]], [[1], [2], [4], [8]])
+    grid = [{"task": "memorization", "init": "paper", "archs": archs, "train_args": {"optimizer": "sgd", "lr": lr}}
+            for lr in lrs]
+    return recipes_config(scale), grid
+
+
 def figure7_size(scale: str) -> tuple[int, int]:
     """Template length l and number of words (= answers) of Figure 7's several-k grid."""
     return _pick(scale, 3, 3, 5), _pick(scale, 10, 10, 100)
@@ -125,6 +140,8 @@ SWEEPS: dict[str, Sweep] = {
                      about="Fig. 2: 1-4 layers on the four tasks, paper and random initialisation", nonfinite=True),
     "heads": Sweep("chen2024", "heads", heads, run_curves, truncatable=True, verify_by=("task",),
                    about="Figs. 4-7: heads per layer", nonfinite=True),
+    "figure4_sgd": Sweep("chen2024", "figure4_sgd", figure4_sgd, run_curves, truncatable=True,
+                         about="Fig. 4 with plain SGD: heads 1-4 (8), one point per learning rate", nonfinite=True),
     "figure7_k": Sweep("chen2024", "figure7_k", figure7_k, run_curves, truncatable=True,
                        about="Fig. 7 for k = 2, 3, 4 (l = 3 below the paper scale)", nonfinite=True),
     "figure7_l5": Sweep("chen2024", "figure7_l5", figure7_l5, run_curves, truncatable=True,
@@ -170,6 +187,16 @@ def as_curves(runs: dict) -> dict[tuple[int, ...], Curves]:
 def curves(result: Result, **point) -> dict[tuple[int, ...], Curves]:
     """The curves of the grid point with these coordinates (e.g. ``task="reasoning", init="paper"``)."""
     return as_curves(result.get(**point))
+
+
+def speeds_by_lr(result: Result) -> dict[tuple[int, ...], dict[float, np.ndarray]]:
+    """A learning-rate sweep (points with ``train_args["lr"]``): each seed's speed (mean
+    accuracy over training) for each architecture at each learning rate."""
+    out: dict = {}
+    for point in result.grid:
+        for arch, c in as_curves(result.get_exact(point)).items():
+            out.setdefault(arch, {})[point["train_args"]["lr"]] = c.acc.mean(axis=1)
+    return out
 
 
 def final(result: Result, task: str, init: str, arch) -> np.ndarray:

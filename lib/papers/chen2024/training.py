@@ -9,7 +9,7 @@ the paper's initialisation (``init="paper"``) or a plain random one (``init="ran
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -129,12 +129,16 @@ def parse_arch(key: str) -> tuple[int, ...]:
 
 def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], init: str = "paper",
                  scale: str | None = None, device=None, progress: bool = True, steps_factor: float = 1.0,
-                 stop_after: int | None = None, **overrides) -> dict:
+                 stop_after: int | None = None, train_args: dict | None = None, **overrides) -> dict:
     """Figures 2 and 4-7: train ``len(seeds)`` models (one ensemble) per architecture, given
     as heads per layer (``(2, 2, 2)``: three layers of two heads), and return their accuracy
     and loss curves on the training set (memorization) or a fixed test sample, keyed by
-    :func:`arch_key`. ``stop_after``: only the first steps (see :func:`lib.train.train`)."""
+    :func:`arch_key`. ``stop_after``: only the first steps (see :func:`lib.train.train`);
+    ``train_args``: fields of the recipe's :class:`~lib.train.TrainConfig` to replace (e.g.
+    ``{"optimizer": "sgd", "lr": 3.0}``); ``overrides``: the task's constructor arguments."""
     r = recipe(name, scale, steps_factor, **overrides)
+    if train_args:
+        r = replace(r, train=replace(r.train, **train_args))
     task = r.task
     evals = {"train": task.enumerate()} if name == "memorization" else {"test": task.sample(r.eval_size, seed=10_007)}
     data = task.enumerate() if name == "memorization" else task
@@ -163,10 +167,11 @@ def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = Non
 def curves_point(point: dict, seeds: list[int], scale: str | None = None, device=None,
                  stop_after: int | None = None) -> dict:
     """One grid point of a curves sweep: ``{"task", "init", "archs": [[h1, h2, ...], ...]}`` plus
-    optional ``"steps_factor"`` and task overrides under ``"task_args"``."""
+    optional ``"steps_factor"``, task overrides under ``"task_args"`` and training overrides
+    under ``"train_args"``."""
     return train_depths(point["task"], [tuple(a) for a in point["archs"]], seeds, point["init"], scale, device,
                         progress=False, steps_factor=point.get("steps_factor", 1.0), stop_after=stop_after,
-                        **point.get("task_args", {}))
+                        train_args=point.get("train_args"), **point.get("task_args", {}))
 
 
 @torch.no_grad()
