@@ -71,3 +71,8 @@ def test_table_1_rows_are_the_papers():
     assert rows["Contextual generalization"][0] == "a a → 1 a b → 2 b b →  ->  1"
     assert rows["Memorization"][8] == "c b →  ->  9"
     assert len(rows["Generalization"]) == 9
+
+
+def test_table_1_is_the_papers_example_for_example():
+    from lib.papers.chen2024.examples import TABLE_1, table_1_rows
+    assert table_1_rows() == TABLE_1

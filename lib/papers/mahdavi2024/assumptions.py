@@ -145,6 +145,30 @@ def train_classifier(config: AttentionConfig, data: Batch, steps: int, seed: int
     return train(config, [seed], cfg, data, evals={"train": data[:2048]}, progress=progress, desc="train")
 
 
+def table_1_layers(patch: int = 2, steps: int = 400, seed: int = 0) -> tuple[dict, float]:
+    """Table 1's four layers on the digits cut into ``patch x patch`` patches: the embedding, a
+    random attention layer with skip (one head, no MLP), block 1 of a random two-block ViT and
+    block 1 of one trained here for ``steps`` AdamW steps. Returns the hidden states by layer
+    name (``(T, n, d)`` arrays) and the trained model's training accuracy."""
+    from ...models import build_model
+
+    digits = digit_patches(patch)
+    n_tokens, input_dim = digits.x.shape[1], digits.x.shape[2]
+
+    def config(**changes):
+        return vit_config(input_dim=input_dim, n_tokens=n_tokens, **changes)
+
+    run = train_classifier(config(n_layers=2), digits, steps=steps, seed=seed)
+    layers = {
+        "Embedding": hidden_states(build_model(config(n_layers=1), seed=1), digits.x)[0],
+        "Random Attention (+skip)": hidden_states(build_model(config(n_layers=1, n_heads=1, d_mlp=0), seed=1),
+                                                  digits.x)[1],
+        "Random ViT, block 1": hidden_states(build_model(config(n_layers=2), seed=1), digits.x)[1],
+        "Trained ViT (ours), block 1": hidden_states(run.model(0), digits.x)[1],
+    }
+    return layers, float(run.final("train", "acc")[0])
+
+
 TESTS = (("general_position", "Gen. Pos."), ("assumption_1", "Asm. 1"), ("assumption_2", "Asm. 2"))
 
 
