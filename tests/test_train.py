@@ -172,12 +172,27 @@ def test_float32_members_agree_with_training_alone_to_rounding():
 
 
 def test_stop_margin_counts_only_clear_wins():
+    from lib.train import correct_by_margin
+
     data = TASK.sample(64, seed=0)
     plain = TrainConfig(steps=400, lr=0.05, batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
-    strict = TrainConfig(**{**plain.to_dict(), "stop_when": ("train", "acc", 1.0, 2.0)})
+    a = train(MODEL, [0], plain, data, evals={"train": data}, progress=False)
+    assert a.stopped_at[0] > 0
+    with torch.no_grad():  # the smallest margin of the model plain accuracy stopped (its weights are frozen there)
+        logits = a.model(0)(data.x)[None]
+    clear = lambda margin: int(correct_by_margin(logits, data.y[None], margin)[0])  # noqa: E731
+    reached = min(float(m) for m in np.linspace(0, 20, 2001) if clear(m) < len(data.y))
+    assert clear(0.0) == len(data.y) and reached > 0
+    # the same trajectory, asked for a margin just above the one reached: it cannot stop at the same
+    # evaluation, and where it does stop, every example wins by that margin
+    strict = TrainConfig(**{**plain.to_dict(), "stop_when": ("train", "acc", 1.0, reached + 0.01)})
     never = TrainConfig(**{**plain.to_dict(), "stop_when": ("train", "acc", 1.0, 1e9)})
-    a, b, c = (train(MODEL, [0], cfg, data, evals={"train": data}, progress=False) for cfg in (plain, strict, never))
-    assert 0 < a.stopped_at[0] < b.stopped_at[0]  # a margin of 2 logits takes longer to reach
+    b, c = (train(MODEL, [0], cfg, data, evals={"train": data}, progress=False) for cfg in (strict, never))
+    assert b.stopped_at[0] != a.stopped_at[0]
+    if b.stopped_at[0] > 0:
+        assert b.stopped_at[0] > a.stopped_at[0]
+        with torch.no_grad():
+            assert int(correct_by_margin(b.model(0)(data.x)[None], data.y[None], reached + 0.01)[0]) == len(data.y)
     assert c.stopped_at[0] == -1 and c.eval_steps[-1] == 400
     with pytest.raises(ValueError, match="stop_when"):
         TrainConfig(steps=1, stop_when=("train", "loss", 0.1, 1.0))

@@ -29,7 +29,7 @@
 # %% tags=["setup", "remove-cell"]
 # Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
 # The marker file is written only after a complete install, so a failed one is retried on a re-run.
-import math, os, subprocess, sys
+import os, subprocess, sys
 REPO = "https://github.com/attention-by-construction/attention-by-construction"
 if "google.colab" in sys.modules:
     if not os.path.exists("/content/abc/.installed"):
@@ -544,7 +544,7 @@ table(ictm_thresholds, index=False)
 held_size = scale.pick(smoke=(20, 20, 5, 10), default=(60, 60, 5, 40), paper=(80, 80, 6, 60))
 held_task = InContextTemplateMatching(*held_size)
 held_data, _ = build_softmax.binding_examples(held_task, 100, seed=1)
-held_line = math.log(held_task.seq_len - 1) + ictm_c
+held_line = float(np.log(held_task.seq_len - 1)) + ictm_c
 held_acc = {round(b, 2): accuracy(build_softmax.in_context_template_matching_softmax(held_task, b), held_data)
             for b in (held_line - 1, held_line, held_line + 1, 2 * held_line)}
 print(f"stated: softmax Theorem 6 exact for beta >= ln(n-1) + {ictm_c:.2f} (float64, binding inputs); "

@@ -121,7 +121,8 @@ if ictm:
 # 0.05 in mean accuracy over training counts as a difference).
 
 # %% [markdown]
-# ### Figure 4 with the paper's optimizer
+# (depth-fig4-sgd)=
+# ## Figure 4 with the paper's optimizer
 #
 # The paper trains with SGD; the curves above use Adam. With plain SGD the $1/m$ average over
 # heads scales each head's gradient step by $1/m$, so at one learning rate more heads are
