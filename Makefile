@@ -41,12 +41,14 @@ EXEC_KEY = $(shell { cat $$(find lib -name '*.py' | sort) 2>/dev/null; echo "sca
 
 # --all: Sphinx re-reads every page, so the report card (always executed) sees the claims the
 # chapters wrote in this build; unchanged chapters still come from the execution cache.
+# MPLBACKEND is unset for the kernels: a non-inline backend (Agg, often set for headless runs)
+# would draw every figure off the page (make check-site reports such a page).
 book: install
 	@mkdir -p _build
 	@if [ "$$(cat _build/.exec-key 2>/dev/null)" != "$(EXEC_KEY)" ]; then \
 		echo "lib or scale changed: clearing the execution cache"; rm -rf _build/.jupyter_cache; \
 		echo "$(EXEC_KEY)" > _build/.exec-key; fi
-	ABC_SCALE=$(SCALE) $(BIN)/jupyter-book build . --all -W -n --keep-going
+	env -u MPLBACKEND ABC_SCALE=$(SCALE) $(BIN)/jupyter-book build . --all -W -n --keep-going
 
 book-smoke:
 	$(MAKE) book SCALE=smoke

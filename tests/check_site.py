@@ -9,6 +9,8 @@ page it reports
                not followed: the check runs offline);
 * **console**  an error in the browser console (a failed request, a script error);
 * **load**     MathJax or an image still loading after 25 s;
+* **figure**   a chapter whose notebook calls ``plt.show()`` but whose page holds no figure (the
+               kernel drew with a non-inline backend, e.g. ``MPLBACKEND=Agg`` left in the environment);
 * **width**    content wider than the page at the window width (1280 px by default): the page
                itself scrolls sideways, or a table, code cell, output or equation in the article
                needs a horizontal scrollbar.
@@ -136,6 +138,18 @@ def _inspect(driver, url: str) -> dict:
     return driver.execute_async_script(INSPECT)
 
 
+def missing_figures(root: Path, page: Path) -> list[str]:
+    """A chapter page with no figure although its notebook's twin calls ``plt.show()``."""
+    script = root.parents[1] / page.relative_to(root).with_suffix(".py")
+    if not script.exists():
+        return []
+    shows = len(re.findall(r"^[^#\n]*plt\.show\(\)", script.read_text(), flags=re.M))
+    figures = len(re.findall(r'<img[^>]+src="[^"]*_images/', page.read_text(errors="replace")))
+    if shows and not figures:
+        return [f"{script.name} calls plt.show() {shows} times, the page shows no figure (was MPLBACKEND set?)"]
+    return []
+
+
 def pages(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(root).parts))
 
@@ -174,6 +188,7 @@ def check(root: Path, width: int = 1280, height: int = 900, screenshots: Path | 
             found["math"] = seen["math"]
             found["image"] = seen["images"]
             found["width"] = seen["width"]
+            found["figure"] = missing_figures(root, path)
             for entry in driver.get_log("browser"):
                 # the browser asks every new origin for /favicon.ico on its own; the book sets none
                 if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]:
