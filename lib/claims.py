@@ -146,7 +146,9 @@ class Recorder:
     ``reduced="..."`` names a substitution that holds only below the paper's scale (reduced
     sizes, a CPU budget): it applies unless the evidence, ``result`` (a
     :class:`lib.results.Result`) or else the current scale, is at the ``paper`` scale.
-    ``substitute="..."`` applies at every scale (other data, a model trained here). ``paper="course"``
+    ``substitute="..."`` applies at every scale (other data, a model trained here, another
+    optimiser); given both, the substitute always stands and the sizes join it below the paper
+    scale, so a run at the paper's sizes under another optimiser is still *substituted*. ``paper="course"``
     on a call records the course's own finding from a paper's chapter (rule 5 of the module
     docstring). Returns nothing, so a notebook cell that ends with a record prints only the
     one-line report.
@@ -161,12 +163,10 @@ class Recorder:
     def __call__(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
                  partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
                  note: str = "", scale: str | None = None, paper: str | None = None) -> None:
-        if substitute and reduced:
-            raise ValueError("claims.Recorder: give substitute= or reduced=, not both")
         scale = _scale.validate(scale) if scale is not None else self.scale
         if reduced:
             evidence = result.scale if result is not None else scale
-            substitute = None if evidence == "paper" else reduced
+            substitute = "; ".join(x for x in (reduced if evidence != "paper" else None, substitute) if x) or None
         record(paper=paper or self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
                chapter=self.chapter, label=label, partly=partly, substitute=substitute, note=note, scale=scale)
 

@@ -44,8 +44,12 @@ def test_recorder_binds_paper_and_chapter_and_drops_reduced_only_at_paper_scale(
     assert got["A"].scale == "default"
     record(ref="E", scale="paper", **common)  # evidence loaded at another scale
     assert {c.ref: c for c in claims.collect()}["E"].scale == "paper"
-    with pytest.raises(ValueError, match="not both"):
-        record(ref="D", reduced="a", substitute="b", **common)
+    # another optimiser stays a substitute at the paper's sizes; the sizes join it only below them
+    record(ref="D", reduced="reduced sizes", substitute="Adam, not the paper's SGD", result=Evidence("paper"), **common)
+    record(ref="F", reduced="reduced sizes", substitute="Adam, not the paper's SGD", result=Evidence("default"), **common)
+    got = {c.ref: c for c in claims.collect()}
+    assert (got["D"].verdict, got["D"].note) == ("substituted", "substitute: Adam, not the paper's SGD")
+    assert got["F"].note == "substitute: reduced sizes; Adam, not the paper's SGD"
     with pytest.raises(ValueError, match="unknown paper"):
         claims.Recorder("nobody", "chapters/x")
 

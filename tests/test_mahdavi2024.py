@@ -325,3 +325,16 @@ def test_relu_network_on_appendix_f_data_has_jacobian_rank_within_prop_3s_bound(
         general = relu_jacobian_rank(query_context_data(100, 6, 16, seed=2, context="per_example",
                                                         dtype=torch.float64), hidden, seed=hidden)
         assert general["jacobian rank"] > hard["bound"]  # the data, not the network, caps the rank
+
+
+def test_figure2a_reading_tells_a_line_from_a_concave_curve():
+    """Fig. 2a's "linear in H" counts only where the line fits better than sqrt(H) and log(1+H):
+    on four points a concave curve fits a line with R^2 near 1 too."""
+    from lib.papers.mahdavi2024.readings import concave_fits
+    from lib.papers.mahdavi2024.training import linear_fit
+
+    h = np.array([1.0, 2.0, 3.0, 4.0])
+    assert concave_fits(h, 40 * h + 3)["linear_best"]
+    root = 100 * np.sqrt(h)
+    assert linear_fit(h, root)["r2"] > 0.98 and not concave_fits(h, root)["linear_best"]
+    assert not concave_fits(h, 80 * np.log1p(h))["linear_best"]

@@ -205,6 +205,9 @@ record(ref="Table 1 (Assumption 3 at the embedding)", label="mem-table-1",
 # **Figure 1** sweeps $k$ for the Random Attention layer's [CLS] outputs: the fraction of random
 # $k$-subsets that are independent. The paper's reading: the Kruskal rank is only slightly above
 # $n$ and far below $d$.
+# On our substitute only the first half can be tested: with 5 numbers per patch and $n = 17$
+# tokens, the layer's outputs cannot span more than about 25 of the 64 dimensions (the cell below
+# measures the span), so a Kruskal rank far below $d$ is guaranteed, whatever the layer does.
 
 # %%
 ks = scale.pick(smoke=[1, 8, 17, 20, 30, 64], default=list(range(1, 65)), paper=list(range(1, 65)))
@@ -225,12 +228,24 @@ plt.show()
 print(f"largest k passing the 99% rule: {largest} (n = 17, d = 64)")
 
 # %%
-figure_1_ok = 17 <= largest < 64 and fraction[-1] == 0.0
-assert figure_1_ok
+# "Far below d" is evidence only if the outputs could have had more: the [CLS] output is e_cls plus
+# W_O W_V times a mix of LayerNorm-ed tokens, each in the span of the embedding's 5 input columns,
+# its position vector, the all-ones vector and the LayerNorm bias, so every output lies in a space
+# of at most 5 + 17 + 3 = 25 dimensions, whatever the weights or the images. The rank of all the
+# outputs together measures that span: below d, the upper half of the reading is built in.
+singular = np.linalg.svd(cls_tokens.astype(np.float64), compute_uv=False)
+span = int((singular > 1e-6 * singular[0]).sum())  # the outputs are float32: rounding sits near 1e-7 of the top
+above_n = 17 <= largest
+figure_1_ok = above_n and largest < 64 and fraction[-1] == 0.0 and span == 64
+print(f"rank of all {len(cls_tokens)} [CLS] outputs together: {span} (d = 64); singular values "
+      f"{span} and {span + 1}, relative to the first: {singular[span - 1] / singular[0]:.1e}, {singular[span] / singular[0]:.1e}")
+assert above_n and largest < 64
 record(ref="Figure 1", label="mem-table-1",
        statement="after one random attention layer the [CLS] Kruskal rank is >= n and far below d",
-       paper_value="slightly above n = 197, far below d = 768", ours=f"{largest} (n = 17, d = 64)",
-       passed=figure_1_ok, substitute="digits and a small ViT instead of ImageNet and ViT-base")
+       paper_value="slightly above n = 197, far below d = 768",
+       ours=f"{largest} (n = 17, d = 64); but all outputs together span only {span} dimensions here, so 'far below d' "
+            "is built into the substitute and only '>= n' is evidence",
+       passed=figure_1_ok, partly=above_n, substitute="digits and a small ViT instead of ImageNet and ViT-base")
 
 # %% [markdown]
 # (mem-table-3)=

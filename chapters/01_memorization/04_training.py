@@ -49,6 +49,7 @@ import pandas as pd
 
 from lib import claims, scale
 from lib.papers.mahdavi2024 import comparison as compare
+from lib.papers.mahdavi2024 import readings
 from lib.papers.mahdavi2024 import sweeps
 from lib.papers.mahdavi2024.construction import rank_bound
 from lib.papers.mahdavi2024.training import linear_fit
@@ -130,7 +131,7 @@ table(compare.seed_by_seed(cells, seeds_cmp))
 found = compare.ablation(cells, seeds_cmp)
 print(f"largest difference: {found['largest_apart']:.3f} over {found['compared']} (H, seed) pair(s)")
 if comparison.scale != "smoke":  # the smoke scale runs 200 steps: nothing to compare with
-    record(ref="Sec. 6 (official recipe)", label="mem-official",
+    record(ref="Official code: its recipe rebuilt", label="mem-official", paper="course",
            statement="the course's model and trainer, given the official code's data, initial weights and "
                      "checkpoint rule, memorize what the official code does, seed by seed (d=16, n=8, T=200)",
            paper_value="official code: " + "; ".join(f"H={h}: " + ", ".join(f"{v:.3f} (seed {s})" for s, v in
@@ -138,20 +139,20 @@ if comparison.scale != "smoke":  # the smoke scale runs 200 steps: nothing to co
                                                        for h, runs in compare.OFFICIAL_CODE.items()),
            ours=f"official recipe: within {found['largest_apart']:.3f} ({round(200 * found['largest_apart'])} of "
                 f"200 examples) at all {found['compared']} (H, seed) pairs",
-           passed=found["matched"], substitute="the official code's numbers come from running it by hand (1-3 seeds)")
+           passed=found["matched"], note="the official code's numbers come from running it by hand (1-3 seeds)")
 
 # %%
 gap, cause = found["gap"], found["cause"]
 parts = {r: g for r, g in gap.items() if r.startswith("our ") and r not in ("our init", "our data")}
 print("mean accuracy above the official recipe (averaged over the H each ran at):", readable(gap))
 if comparison.scale != "smoke":
-    record(ref="Sec. 6 (our recipe's gap)", label="mem-official",
+    record(ref="Official code: our recipe's gap", label="mem-official", paper="course",
            statement="which single deviation of our recipe makes it memorize more than the official code's",
            paper_value="not in the paper (our own deviation)",
            ours=f"{cause}: {gap[cause]:+.3f} mean accuracy (our data {gap['our data']:+.3f}, both "
                 f"{gap['ours']:+.3f}); at H=4 one part of our init alone: "
                 + ", ".join(f"{r[4:]} {g:+.3f}" for r, g in parts.items()),
-           passed=abs(gap[cause]) >= 0.5 * abs(gap["ours"]), substitute="an ablation of our own recipe")
+           passed=abs(gap[cause]) >= 0.5 * abs(gap["ours"]), note="an ablation of our own recipe")
 
 # %% [markdown]
 # **What the comparison says** (default scale, four seeds per cell).
@@ -198,10 +199,12 @@ plt.show()
 # %% [markdown]
 # The linear fit of Fig. 2a: the number of memorized examples ($T \times$ accuracy, averaged
 # over seeds) against $H$, on the points that are not saturated (accuracy below 0.95), for each
-# $T$.
+# $T$. On four to six points a concave curve fits a line well too, so a high $R^2$ alone cannot
+# tell "linear" from "growing ever more slowly": beside the line we fit the same count against
+# $\sqrt{H}$ and $\log(1 + H)$, and the full check asks that the line fit best.
 
 # %%
-trends = sweeps.figure2_trends(results["fig2a"], results["fig2b"], results["fig2c"])
+trends = readings.figure2_readings(results["fig2a"], results["fig2b"], results["fig2c"])
 fit_table = pd.DataFrame(trends["fits"]).T
 table(fit_table)
 
@@ -210,36 +213,49 @@ r2_min = fit_table["r2"].min() if len(fit_table) else float("nan")
 slopes = fit_table["slope"] if len(fit_table) else pd.Series(dtype=float)
 # the paper's own threshold, R^2 >= 0.98, is the full check; a clearly linear fit (R^2 >= 0.9) the partly form
 fig2a_linear = bool(len(fit_table) > 0 and (slopes > 0).all())
-fig2a_ok = fig2a_linear and r2_min >= 0.98
-print(f"smallest R^2 {r2_min:.3f}; examples memorized per head: {', '.join(f'{s:.0f}' for s in slopes)}")
+line_best = bool(len(fit_table) > 0 and fit_table["linear_best"].all())
+fig2a_ok = fig2a_linear and r2_min >= 0.98 and line_best
+print(f"smallest R^2 {r2_min:.3f}; examples memorized per head: {', '.join(f'{s:.0f}' for s in slopes)}; "
+      f"the line fits better than sqrt(H) and log(1+H) on {int(fit_table['linear_best'].sum())} of {len(fit_table)} curves")
 assert fig2a_linear and r2_min >= 0.9
 record(ref="Figure 2a", label="mem-fig2",
        statement="memorization grows linearly in H (R^2 of the fit to the non-saturated part)",
        paper_value="R^2 >= 0.98 (d=64, n=32, H=1-60)", ours=f"R^2 >= {r2_min:.3f} over {len(fit_table)} "
-       f"curve(s), {slopes.mean():.0f} examples/head (d={results['fig2a'].config['dim']})",
+       f"curve(s), {slopes.mean():.0f} examples/head (d={results['fig2a'].config['dim']}); the line fits better than "
+       f"sqrt(H) and log(1+H) on {int(fit_table['linear_best'].sum())} of {len(fit_table)}",
        passed=fig2a_ok, partly=fig2a_linear and r2_min >= 0.9,
        result=results["fig2a"], reduced="reduced scale (see the table above)")
 
 # %%
 means_n = trends["means_n"]
+xs_n = sweeps.series(results["fig2b"], "n", "acc")[0]
+from_n = xs_n.index(trends["n_from"])
 majority = {}
 for m in sweeps.points(results["fig2b"], n=1):  # n = 1 with a shared context: every output is the same
     majority[m.point["T"]] = max(m.acc)
 print("seed means by n:", readable(means_n, 2))
 print("n = 1 (constant output, at most the majority-class frequency):", readable(majority))
+# the rise is measured from n = 2: from n = 1, where every example gets the same output, it could not
+# fail. At smoke scale (2 seeds, 250 steps, n up to 4) n = 2 and 4 are still level, so there the
+# rise is recorded, not asserted (as for d_h below)
 fig2b_ok = trends["monotone_n"] and trends["rises_n"]
-assert fig2b_ok
+assert trends["monotone_n"] and (trends["rises_n"] or scale.current() == "smoke")
 record(ref="Figure 2b", label="mem-fig2",
        statement="memorization grows monotonically with the context size n", paper_value="monotone in n",
-       ours="monotone (tolerance 0.03) for every T; " + ", ".join(
-           f"{g}: {m[0]:.2f} -> {m[-1]:.2f}" for g, m in means_n.items()), passed=fig2b_ok,
+       ours=f"monotone (tolerance 0.03) for every T; from n = {trends['n_from']} to {xs_n[-1]}: "
+            + ", ".join(f"{g}: {m[from_n]:.2f} -> {m[-1]:.2f}" for g, m in means_n.items()),
+       passed=fig2b_ok,
        result=results["fig2b"], reduced="reduced scale (see the table above)")
 
 # %%
 at, n_fixed = trends["at_d"], trends["n"]
 below = [v for v in at if v <= n_fixed]
 print(f"accuracy by d_h {readable(at)}; n = {n_fixed}")
-fig2c_ok = trends["rises_d"] and trends["flat_after"]
+# "flat after" is evidence only where a gain could show: the accuracy at d_h = n at least 0.1
+# below 1 (twice the 0.05 tolerance); nearer the ceiling the check is the partly form
+fig2c_ok = trends["rises_d"] and trends["flat_after"] and trends["room_d"]
+print(f"room above d_h = n for a gain to show: {'yes' if trends['room_d'] else 'no'} "
+      f"(accuracy {at[below[-1]]:.2f} at d_h = n)")
 # The d_h effect is the weakest of the three (the notes saw it non-monotone with few seeds and
 # steps); at smoke scale (2 seeds, 400 steps, T = 60) it is within the noise, so it is asserted
 # from the default scale up and only recorded at smoke scale.
@@ -248,7 +264,8 @@ record(ref="Figure 2c", label="mem-fig2",
        statement="memorization rises with d_h up to d_h = n, with no gain beyond",
        paper_value="monotone for d_h <= n, flat after", ours=f"{at[below[0]]:.2f} at d_h={below[0]}, "
        f"{at[below[-1]]:.2f} at d_h=n={below[-1]}, " + ", ".join(f"{at[v]:.2f} at d_h={v}" for v in at
-                                                               if v > n_fixed),
+                                                               if v > n_fixed)
+       + ("" if trends["room_d"] else " (too near 1 at d_h=n for a gain beyond to show)"),
        passed=fig2c_ok, partly=trends["rises_d"],
        result=results["fig2c"], reduced="reduced scale (see the table above)")
 
@@ -262,7 +279,7 @@ record(ref="Figure 2c", label="mem-fig2",
 
 # %%
 official_results = {name: results[f"{name}_official"] for name in ("fig2a", "fig2b", "fig2c")}
-trends_official = sweeps.figure2_trends(*official_results.values())
+trends_official = readings.figure2_readings(*official_results.values())
 fig, axes = panels(3, ncols=3, height=2.3)
 for ax, (name, key, label) in zip(axes, (("fig2a", "H", "heads H"), ("fig2b", "n", "context size n"),
                                           ("fig2c", "d_h", "head size d_h"))):
@@ -281,8 +298,10 @@ def trend_row(recipe, t):
     fits = pd.DataFrame(t["fits"]).T
     return {"recipe": recipe, "Fig. 2a: smallest R^2": fits["r2"].min() if len(fits) else float("nan"),
             "Fig. 2a: examples per head": ", ".join(f"{v:.0f}" for v in fits["slope"]) if len(fits) else "",
+            "Fig. 2a: the line fits best": bool(len(fits)) and bool(fits["linear_best"].all()),
             "Fig. 2b: monotone and rising in n": t["monotone_n"] and t["rises_n"],
-            "Fig. 2c: rises to d_h = n": t["rises_d"], "Fig. 2c: flat after": t["flat_after"]}
+            "Fig. 2c: rises to d_h = n": t["rises_d"], "Fig. 2c: flat after": t["flat_after"],
+            "Fig. 2c: room for a gain": t["room_d"]}
 
 
 official_row = trend_row("official", trends_official)
@@ -292,13 +311,15 @@ official_r2 = official_row["Fig. 2a: smallest R^2"]
 official_linear = bool(trends_official["fits"]) and all(f["slope"] > 0 for f in trends_official["fits"].values())
 most_trends = bool(official_linear and official_r2 >= 0.9 and official_row["Fig. 2b: monotone and rising in n"]
                    and trends_official["rises_d"])
-same_trends = most_trends and official_r2 >= 0.98 and trends_official["flat_after"]
+same_trends = (most_trends and official_r2 >= 0.98 and official_row["Fig. 2a: the line fits best"]
+               and trends_official["flat_after"] and trends_official["room_d"])
 record(ref="Figure 2 (official recipe)", label="mem-fig2-official",
        statement="on the official code's recipe, Figure 2's trends hold: linear in H, monotone in n, rising "
                  "with d_h up to n and flat after",
        paper_value="linear in H (R^2 >= 0.98), monotone in n, in d_h up to n, flat after",
        ours=f"official recipe: R^2 >= {official_r2:.3f} ({official_row['Fig. 2a: examples per head'] or 'no'} "
-            f"examples/head); monotone and rising in n: "
+            f"examples/head; the line fits better than sqrt(H) and log(1+H): "
+            f"{'yes' if official_row['Fig. 2a: the line fits best'] else 'no'}); monotone and rising in n: "
             f"{'yes' if official_row['Fig. 2b: monotone and rising in n'] else 'no'}; "
             f"rising in d_h up to n: {'yes' if trends_official['rises_d'] else 'no'}, flat after: "
             f"{'yes' if trends_official['flat_after'] else 'no'}",
@@ -307,14 +328,19 @@ record(ref="Figure 2 (official recipe)", label="mem-fig2-official",
 
 # %% [markdown]
 # **The trends barely depend on the recipe; the levels do.** On both recipes memorization grows
-# linearly in $H$, monotonically in $n$, and with $d_h$ up to $d_h = n$. The details differ a
-# little, and the table above has them:
+# with $H$, monotonically in $n$, and with $d_h$ up to $d_h = n$. The details differ, and the
+# table above has them:
 # - The linear fit is closer on the official recipe: $R^2$ of 0.985-0.998, where ours gives
 #   0.978-0.986, just under the paper's 0.98 on its 6-point curve. Per head, the official recipe
-#   memorizes about 38-47 examples and ours 53-59.
-# - Beyond $d_h = n$ ours stays flat (within 0.05). On the official recipe $d_h = 12$ reaches 0.85,
-#   against 0.77 at $d_h = 8$, before falling back to 0.80 at 16. With four seeds that is one
-#   point, not a trend, but it fails the "flat after" check, so that claim is "partly".
+#   memorizes about 38-47 examples and ours 53-59. On the official recipe the line also fits
+#   better than $\sqrt{H}$ and $\log(1+H)$ on both curves; on ours, at $T = 200$ (four unsaturated
+#   points) the concave fits are better ($R^2$ 0.9995 and 0.9997 against 0.986), so there "linear"
+#   is not what the data single out.
+# - Beyond $d_h = n$ ours stays flat (within 0.05), but at 0.94 at $d_h = n$ it sits too near 1
+#   for a gain to show, so that reading is not evidence on our recipe. The official recipe,
+#   further from the ceiling (0.77 at $d_h = 8$), reaches 0.85 at $d_h = 12$ before falling back
+#   to 0.80 at 16: with four seeds one point, not a trend, but it fails the "flat after" check.
+#   Both Figure 2c claims are therefore "partly".
 # - At the same budget the official recipe memorizes less (at $T = 400$, $H = 8$: 0.84 against
 #   0.99), as the small comparison above predicts.
 #
@@ -400,11 +426,16 @@ record(ref="Figure 3", label="mem-fig3",
 beyond = [(r["T"], r["H(n-1)+1"]) for r in sat_rows if r["train accuracy"] == 1.0]
 beyond_ok = len(beyond) > 0 and all(T_ > bound for T_, bound in beyond)
 assert beyond_ok
-record(ref="Sec. 6 (what is tight)", label="mem-discussion",
-       statement="trained classification memorizes more than the rank bound H(n-1)+1 of Prop. 2",
-       paper_value="T=550 at H=4 and T=1300 at H=8 vs bounds 125 and 249",
+# The paper gives the capacities (App. H) but never sets them beside Prop. 2's bound, and the
+# ladder starts above the bound, so this is the course's observation, not a test of where
+# capacity ends (rule 5; rule 4 for what it cannot show)
+record(ref="Trained capacity vs the rank bound", label="mem-discussion",
+       statement="trained classification memorizes more than the rank bound H(n-1)+1 of Prop. 2 (from App. H's "
+                 "capacities; the paper does not make the comparison)",
+       paper_value="App. H: T=550 at H=4 and T=1300 at H=8, against bounds 125 and 249",
        ours=", ".join(f"T={T_} fitted vs bound {bound}" for T_, bound in beyond), passed=beyond_ok,
-       result=sat, reduced="reduced scale")
+       result=sat, reduced="reduced scale", paper="course",
+       note="the ladder starts above the bound: an observation of what was fitted, not where capacity ends")
 
 # %% [markdown]
 # Along the ladder the saturated share rises with $T$ for both $H$, so the paper's choice to
@@ -485,7 +516,10 @@ plt.show()
 # optimizer ($10^{-14}$ to $10^{-6}$), and the order of runs on that floor is noise, which the
 # log scale magnifies (the paper's caption warns of the same). So the check counts an MSE below
 # $10^{-4}$ times the label variance (an RMS error under 1% of the labels' spread) as fitted, and
-# compares the median seed.
+# compares the median seed. The drop in $n$ is measured from $n = 2$: with a shared context,
+# $n = 1$ gives every example the same output, so its MSE is the label variance whatever the
+# model, and a drop from it could not fail. The full check asks for a tenfold drop along each
+# axis, the partly form for a fall.
 
 # %%
 xs_h, _ = mse_means["fig5_heads"]
@@ -493,22 +527,24 @@ label_var = sweeps.points(results["fig5_heads"])[0].label_var
 floor = 1e-4 * label_var
 drop, decreasing = {}, True
 for name, key in (("fig5_heads", "H"), ("fig5_context", "n")):
-    _, per_seed = sweeps.series(results[name], key, "mse")
+    xs_key, per_seed = sweeps.series(results[name], key, "mse")
     median = {g: np.median(np.maximum(a, floor), axis=1) for g, a in per_seed.items()}
     decreasing &= all(np.all(np.diff(np.log10(m)) <= 0.3) for m in median.values())
-    drop.update({f"{key}, {g}": m[0] / m[-1] for g, m in median.items()})
+    start = xs_key.index(min(v for v in xs_key if v >= 2)) if key == "n" else 0  # n = 1: constant output
+    drop.update({f"{key} from {xs_key[start]}, {g}": m[start] / m[-1] for g, m in median.items()})
     print(f"median MSE by {key} (fitted = floor):", readable(median, 2))
-print("median MSE at the smallest / the largest value:", ", ".join(f"{g}: {v:,.0f}x" for g, v in drop.items()))
+print("median MSE at the smallest / the largest value:", ", ".join(f"{g}: {v:.3g}x" for g, v in drop.items()))
 fig5_ok = decreasing and min(drop.values()) >= 10
+fig5_falls = decreasing and min(drop.values()) > 1
 learned = min(m.mse.min() for m in sweeps.points(results["fig5_heads"])) < label_var / 2
 # At smoke scale (400 full-batch steps, T = 40) regression shows no trend yet: with so few steps
 # more heads even optimize more slowly. There we assert only that some run learned (MSE below half
 # the label variance); the trend itself is asserted from the default scale up.
-assert fig5_ok or (scale.current() == "smoke" and learned)
+assert fig5_falls or (scale.current() == "smoke" and learned)
 record(ref="Figure 5", label="mem-fig5",
        statement="regression: training MSE falls with H and with n", paper_value="monotone trends",
-       ours="median MSE falls " + ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())
-       + " from the smallest to the largest value", passed=fig5_ok,
+       ours="median MSE falls " + ", ".join(f"{v:.3g}x ({g})" for g, v in drop.items())
+       + " from the smallest value to the largest", passed=fig5_ok, partly=fig5_falls,
        result=results["fig5_heads"], reduced="reduced scale")
 
 # %% [markdown]

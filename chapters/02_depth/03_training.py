@@ -138,7 +138,7 @@ record(ref="Figure 2a", label="depth-fig2",
        statement="a 1-layer transformer memorizes the sequence-classification set",
        paper_value="~100% (read from the figure)", ours=f"{mem:.3f} (1 layer, {fig2.scale} scale)",
        passed=checks["memorization, 1 layer"],
-       result=fig2, reduced="reduced sizes (V=50, N=1000) and Adam")
+       result=fig2, reduced="reduced sizes (V=50, N=1000)", substitute="Adam (the paper trains with SGD)")
 record(ref="Figure 2b", label="depth-fig2",
        statement="1 layer fails at in-context QA, 2 layers learn it",
        paper_value="1 layer ~ guess, 2 layers ~100%",
@@ -159,7 +159,7 @@ record(ref="Figure 2d", label="depth-fig2",
        ours=", ".join(f"{len(a)} layers {final(fig2, 'contextual', 'paper', a).mean():.2f}"
                       for a in curves(fig2, task="contextual", init="paper")),
        passed=all(v for k, v in checks.items() if k.startswith("contextual")),
-       result=fig2, reduced="reduced sizes (d1=d2=6, l=2, k=2) and Adam")
+       result=fig2, reduced="reduced sizes (d1=d2=6, l=2, k=2)", substitute="Adam (the paper trains with SGD)")
 
 # %% [markdown]
 # **What the initialisation changes.** With the paper's initialisation the thresholds appear

@@ -1,0 +1,49 @@
+"""Figure 2's readings, each kept only where the data can tell it from its negation (rule 4 of
+:mod:`lib.claims`).
+
+:func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` measures the paper's three readings;
+:func:`figure2_readings` adds what each needs before it counts as evidence:
+
+* **linear in H** (Fig. 2a): on four to six unsaturated points a concave curve also fits a line
+  with R^2 near 1, so each fit is set beside the same least-squares fit against sqrt(H) and
+  log(1 + H), and ``linear_best`` says whether the line fits better than both;
+* **rising in n** (Fig. 2b): with a shared context, n = 1 gives every example the same output,
+  so a rise measured from it cannot fail; ``rises_n`` is measured from the smallest n >= 2
+  (``n_from``) instead;
+* **flat beyond d_h = n** (Fig. 2c): a gain beyond d_h = n can show only if the accuracy at
+  d_h = n leaves room below 1; ``room_d`` asks for at least twice the ``flat`` tolerance.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...results import Result
+from . import sweeps
+from .training import linear_fit
+
+
+def concave_fits(h, count) -> dict:
+    """R^2 of the least-squares fits of ``count`` against sqrt(H) and log(1 + H), and whether the
+    line through ``(h, count)`` fits better than both (``linear_best``)."""
+    h, count = np.asarray(h, dtype=float), np.asarray(count, dtype=float)
+    concave = {"r2_sqrt": linear_fit(np.sqrt(h), count)["r2"], "r2_log": linear_fit(np.log1p(h), count)["r2"]}
+    return {**concave, "linear_best": bool(linear_fit(h, count)["r2"] > max(concave.values()))}
+
+
+def figure2_readings(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: float = 0.95,
+                     rise: float = 0.1, flat: float = 0.05, **kwargs) -> dict:
+    """:func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` with the three additions of the
+    module docstring: each fit gains ``r2_sqrt``, ``r2_log`` and ``linear_best``; ``rises_n``
+    is measured from ``n_from`` (the smallest n >= 2); ``room_d`` is added."""
+    trends = sweeps.figure2_trends(fig2a, fig2b, fig2c, saturated=saturated, rise=rise, flat=flat, **kwargs)
+    xs, acc = sweeps.series(fig2a, "H", "acc")
+    for group, fit in trends["fits"].items():
+        mean = acc[group].mean(1)
+        keep = mean < saturated
+        fit.update(concave_fits(np.array(xs)[keep], int(group.split("=")[1]) * mean[keep]))
+    xs_n, _ = sweeps.series(fig2b, "n", "acc")
+    first = next(i for i, v in enumerate(xs_n) if v >= 2)
+    at_n = trends["at_d"][max(v for v in trends["at_d"] if v <= trends["n"])]
+    return {**trends, "n_from": xs_n[first],
+            "rises_n": all(bool(m[-1] >= m[first] + rise) for m in trends["means_n"].values()),
+            "room_d": bool(at_n <= 1 - 2 * flat)}
