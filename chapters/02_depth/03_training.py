@@ -233,9 +233,9 @@ plots.table(pd.DataFrame([parse_built, parse_trained], index=["constructed", "tr
 
 # %% [markdown]
 # The paper reads the parse off two maps, `AAB=` and `ABB=`: the repeated token's two positions
-# attend to each other. Our templates have $l = 4$, so the two examples are `a a b c →` and
-# `a b b c →` (words 0, 1, 2 of the task's vocabulary), drawn for layer 1 of the constructed and
-# the trained model. Under each map, the attention between the repeated pair against the mean
+# attend to each other. Our templates have $l = 4$, so the two examples are `s0 s0 s1 s2 →` and
+# `s0 s1 s1 s2 →` (the paper's `A A B` and `A B B`, with a fourth word), drawn for layer 1 of the
+# constructed and the trained model (heads summed). Under each map, the attention between the repeated pair against the mean
 # over pairs of different tokens.
 
 # %%
@@ -290,7 +290,9 @@ record(ref="Figure 3 / Sec. 6.2", label="depth-fig3",
 # inherited. The second layer is learned, and its match share, the fraction of the last column's
 # attention on the right block, is the informative number: above $1/k$, well below the
 # construction's 1. The trained models solve the task with a softer, more distributed version of
-# the same circuit.
+# the same circuit. The template maps show the same: on `s0 s0 s1 s2` and `s0 s1 s1 s2` the trained
+# first layer draws the construction's blocks (the repeated pair attend to each other), more
+# softly, with every position also looking at the sign token; it started from those blocks.
 
 # %% [markdown]
 # Heads per layer, the rest of Sec. 6, are the subject of the {ref}`next chapter <depth-heads>`,
