@@ -208,6 +208,9 @@ record(ref="Table 1 (Assumption 3 at the embedding)", label="mem-table-1",
 # On our substitute only the first half can be tested: with 5 numbers per patch and $n = 17$
 # tokens, the layer's outputs cannot span more than about 25 of the 64 dimensions (the cell below
 # measures the span), so a Kruskal rank far below $d$ is guaranteed, whatever the layer does.
+# The same bound decides one cell of Table 1 above: general position fails for the Random
+# Attention row on this substitute by construction, so that cell's agreement with the paper is
+# not evidence (the row's other cells are).
 
 # %%
 ks = scale.pick(smoke=[1, 8, 17, 20, 30, 64], default=list(range(1, 65)), paper=list(range(1, 65)))

@@ -558,9 +558,12 @@ record(ref="Figure 5", label="mem-fig5",
 #   than $H(n-1)+1$ (Figure 3's runs above), because fitting a class needs only the arg-max right
 #   and the trained embedding and decoder add parameters of their own. The theorem is a lower
 #   bound; the only hard upper bound is of the order of the parameter count.
-# - **The trends hold at our scale**, with our numbers in the report card: linear in $H$ on the
-#   non-saturated part, monotone in $n$, rising in $d_h$ up to $n$ and flat after, more memorized
-#   with per-example contexts, MSE falling with $H$ and $n$ in regression. Figure 2's trends are
+# - **The trends hold at our scale where the data can show them**, with our numbers in the report
+#   card: growth in $H$ on the non-saturated part (a line fits it with $R^2 \ge 0.978$, but on
+#   four points a concave curve fits as well, so "linear" is not singled out everywhere),
+#   monotone in $n$, rising in $d_h$ up to $n$ (flat after, where our accuracy is too near 1 for
+#   a gain to show), more memorized with per-example contexts, MSE falling with $H$ and $n$ in
+#   regression (tenfold from $n = 2$ only at $T = 100$). Figure 2's trends are
 #   the same on the official code's recipe, whose absolute numbers are lower at the same budget
 #   ({ref}`mem-fig2-official`); on the code's own configuration that recipe lands on the code's
 #   numbers seed by seed ({ref}`mem-official`).
@@ -578,10 +581,12 @@ record(ref="Figure 5", label="mem-fig5",
 
 # %%
 summary = paper_vs_ours([
-    {"quantity": "Fig. 2a: linear in H", "paper": "R^2 >= 0.98", "ours": f"R^2 >= {r2_min:.3f}"},
+    {"quantity": "Fig. 2a: linear in H", "paper": "R^2 >= 0.98",
+     "ours": f"R^2 >= {r2_min:.3f}; the line fits best on {int(fit_table['linear_best'].sum())} of {len(fit_table)}"},
     {"quantity": "Fig. 2b: monotone in n", "paper": "yes", "ours": "yes" if fig2b_ok else "no"},
     {"quantity": "Fig. 2c: rises up to d_h = n, flat after", "paper": "yes",
-     "ours": f"rises: {'yes' if trends['rises_d'] else 'no'}; flat after: {'yes' if trends['flat_after'] else 'no'}"},
+     "ours": f"rises: {'yes' if trends['rises_d'] else 'no'}; flat after: {'yes' if trends['flat_after'] else 'no'}"
+             + ("" if trends["room_d"] else " (no room for a gain to show)")},
     {"quantity": "Fig. 2 on the official code's recipe: the same trends", "paper": "(its recipe)",
      "ours": "yes" if same_trends else "no"},
     {"quantity": "Fig. 3: saturated pairs / examples with a free head", "paper": "most / almost all",
@@ -590,6 +595,6 @@ summary = paper_vs_ours([
     {"quantity": "Fig. 4: per-example contexts memorize more", "paper": "yes (suggests H(d-1)+1)",
      "ours": "yes" if fig4_ok else "no"},
     {"quantity": "Fig. 5: MSE falls with H and n", "paper": "yes",
-     "ours": ", ".join(f"{v:.0f}x ({g})" for g, v in drop.items())},
+     "ours": ", ".join(f"{v:.3g}x ({g})" for g, v in drop.items())},
 ])
 summary
