@@ -530,7 +530,7 @@ for name, key in (("fig5_heads", "H"), ("fig5_context", "n")):
     xs_key, per_seed = sweeps.series(results[name], key, "mse")
     median = {g: np.median(np.maximum(a, floor), axis=1) for g, a in per_seed.items()}
     decreasing &= all(np.all(np.diff(np.log10(m)) <= 0.3) for m in median.values())
-    start = xs_key.index(min(v for v in xs_key if v >= 2)) if key == "n" else 0  # n = 1: constant output
+    start = readings.first_informative_n(xs_key) if key == "n" else 0  # n = 1: constant output
     drop.update({f"{key} from {xs_key[start]}, {g}": m[start] / m[-1] for g, m in median.items()})
     print(f"median MSE by {key} (fitted = floor):", readable(median, 2))
 print("median MSE at the smallest / the largest value:", ", ".join(f"{g}: {v:.3g}x" for g, v in drop.items()))

@@ -53,6 +53,7 @@ from lib.papers.chen2024 import sweeps
 from lib.papers.chen2024.figures import TITLES, arch_label, training_curves
 from lib.papers.chen2024.sweeps import curves, final
 from lib.papers.chen2024.training import copy_match_scores, model_factory, parse_scores, recipe
+from lib.tasks.base import Batch
 from lib.train import train
 
 plots.use_style()
@@ -241,27 +242,26 @@ plots.table(pd.DataFrame([parse_built, parse_trained], index=["constructed", "tr
 # %%
 sign = tm_recipe.task.sign
 tm_examples = torch.tensor([[0, 0, 1, 2, sign], [0, 1, 1, 2, sign]])
-repeated = [(0, 1), (1, 2)]  # the positions of the repeated word in each example
 fig, axes = plots.panels(4, ncols=2, height=3.0)
-pair_shares = {}
+pair_shares = []
 for row, (name, model) in enumerate([("constructed", build.template_matching(tm_recipe.task)),
                                      ("trained", tm_trained)]):
     cache = {}
     model(tm_examples, cache=cache)
     maps = cache["layers.0.attn.pattern"].abs().sum(1)  # heads summed, as parse_scores does
-    for i, (a, b) in enumerate(repeated):
-        words = tm_examples[i, :-1]
-        different = [maps[i, p, q] for p in range(4) for q in range(4) if p != q and words[p] != words[q]]
-        pair_shares[(name, i)] = (float((maps[i, a, b] + maps[i, b, a]) / 2), float(torch.stack(different).mean()))
-        tokens = tm_recipe.task.vocab.decode(tm_examples[i])
-        plots.attention_map(maps[i], tokens=tokens, ax=axes[2 * row + i],
-                            title=f"{name}, layer 1: {' '.join(tokens[:-1])}")
+    for i, x in enumerate(tm_examples):
+        tokens = tm_recipe.task.vocab.decode(x)
+        plots.attention_map(maps[i], tokens=tokens, ax=axes[2 * row + i], title=f"{name}, layer 1: {' '.join(tokens[:-1])}")
+        # on one example, parse_scores' "equal" is the repeated pair's mutual attention
+        scores = parse_scores(model, Batch(x[None], torch.zeros(1, dtype=torch.long)))
+        pair_shares.append({"model": name, "example": " ".join(tokens[:-1]), "repeated pair": scores["equal"],
+                            "different pairs (mean)": scores["different"]})
 plt.show()
-plots.table(pd.DataFrame([{"model": name, "example": " ".join(tm_recipe.task.vocab.decode(tm_examples[i])[:-1]),
-                           "repeated pair": pair, "different pairs (mean)": diff}
-                          for (name, i), (pair, diff) in pair_shares.items()]), index=False)
+pair_shares = pd.DataFrame(pair_shares)
+plots.table(pair_shares, index=False)
 # the construction's parse holds on both examples; the trained model's shares are in the table
-assert all(pair_shares[("constructed", i)][0] > pair_shares[("constructed", i)][1] for i in range(2))
+built_rows = pair_shares[pair_shares["model"] == "constructed"]
+assert (built_rows["repeated pair"] > built_rows["different pairs (mean)"]).all()
 
 # %%
 # The paper's statement is that the trained maps look like the constructed ones: the full check asks

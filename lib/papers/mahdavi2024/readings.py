@@ -22,6 +22,13 @@ from . import sweeps
 from .training import linear_fit
 
 
+def first_informative_n(xs) -> int:
+    """Index of the smallest context size n >= 2 in the sorted ``xs``: with a shared context,
+    n = 1 gives every example the same output, so a trend measured from it cannot fail (used by
+    Fig. 2b here and by the chapter's Fig. 5)."""
+    return next(i for i, v in enumerate(xs) if v >= 2)
+
+
 def concave_fits(h, count) -> dict:
     """R^2 of the least-squares fits of ``count`` against sqrt(H) and log(1 + H), and whether the
     line through ``(h, count)`` fits better than both (``linear_best``)."""
@@ -42,7 +49,7 @@ def figure2_readings(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: 
         keep = mean < saturated
         fit.update(concave_fits(np.array(xs)[keep], int(group.split("=")[1]) * mean[keep]))
     xs_n, _ = sweeps.series(fig2b, "n", "acc")
-    first = next(i for i, v in enumerate(xs_n) if v >= 2)
+    first = first_informative_n(xs_n)
     at_n = trends["at_d"][max(v for v in trends["at_d"] if v <= trends["n"])]
     return {**trends, "n_from": xs_n[first],
             "rises_n": all(bool(m[-1] >= m[first] + rise) for m in trends["means_n"].values()),
