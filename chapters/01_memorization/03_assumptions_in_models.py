@@ -179,7 +179,7 @@ record(ref="Table 1", label="mem-table-1",
 # %%
 layers_4x4, vit_acc_4x4 = A.table_1_layers(patch=4, steps=vit_steps, seed=0)
 reports_4x4 = {name: A.layer_report(states, query=0, trials=TRIALS) for name, states in layers_4x4.items()}
-table(A.verdict_table(reports_4x4, PAPER_TABLE_1, assumption_3=True))
+display(table(A.verdict_table(reports_4x4, PAPER_TABLE_1, assumption_3=True)))
 agree_4x4 = {name: same for name, (_, same) in A.agreement(reports_4x4, PAPER_TABLE_1).items()}
 asm3_embedding = {"2x2 patches (n=17)": reports["Embedding"]["assumption_3"],
                   "4x4 patches (n=5)": reports_4x4["Embedding"]["assumption_3"]}

@@ -127,7 +127,7 @@ table(compare.comparison_table(cells))
 # only the arithmetic differs (its GPU against this CPU, and its evaluations one update later).
 
 # %%
-table(compare.seed_by_seed(cells, seeds_cmp))
+display(table(compare.seed_by_seed(cells, seeds_cmp)))
 found = compare.ablation(cells, seeds_cmp)
 print(f"largest difference: {found['largest_apart']:.3f} over {found['compared']} (H, seed) pair(s)")
 if comparison.scale != "smoke":  # the smoke scale runs 200 steps: nothing to compare with
@@ -306,7 +306,7 @@ def trend_row(recipe, t):
 
 official_row = trend_row("official", trends_official)
 trend_table = pd.DataFrame([trend_row("ours", trends), official_row]).set_index("recipe")
-table(trend_table)
+display(table(trend_table))
 official_r2 = official_row["Fig. 2a: smallest R^2"]
 official_linear = bool(trends_official["fits"]) and all(f["slope"] > 0 for f in trends_official["fits"].values())
 most_trends = bool(official_linear and official_r2 >= 0.9 and official_row["Fig. 2b: monotone and rising in n"]
@@ -369,7 +369,7 @@ ladder = pd.DataFrame([{"H": m.point["H"], "T": m.point["T"], "mean train accura
                         "seeds fitted": f"{int((m.acc == 1.0).sum())}/{len(m.acc)}",
                         "saturated (head, example) pairs": m.saturation["saturated_fraction"]}
                        for m in sweeps.points(sat)])
-table(ladder, index=False)
+display(table(ladder, index=False))
 largest_fitted = {H: max((m for m in sweeps.points(sat, H=H) if (m.acc == 1.0).all()), key=lambda m: m.point["T"],
                          default=None) for H in sorted(ladder["H"].unique())}
 at_capacity = [m for m in largest_fitted.values() if m is not None]

@@ -404,7 +404,7 @@ for size in printed_sizes:
                          "as printed": accuracy(in_context_template_matching_as_printed(task), data),
                          "corrected": accuracy(build.in_context_template_matching(task), data)})
 printed_table = pd.DataFrame(printed_rows)
-table(printed_table, index=False)
+display(table(printed_table, index=False))
 absent = printed_table[~printed_table["every answer in context"]]
 printed_fails = bool((absent["as printed"] < 0.6).all() and (printed_table["corrected"] == 1.0).all())
 assert printed_fails
@@ -468,7 +468,7 @@ table(thresholds, index=False)
 held_sizes = scale.pick(smoke=[(5, 3)], default=[(5, 4), (2, 12)], paper=[(5, 4), (2, 12)])
 held_thresholds = pd.DataFrame(build_softmax.memorization_thresholds(held_sizes, threshold_betas))
 held_thresholds["stated threshold"] = intercept + envelope + slope * np.log(held_thresholds["sequences"])
-table(held_thresholds, index=False)
+display(table(held_thresholds, index=False))
 stated_ok = bool(held_thresholds["threshold"].notna().all()
                  and (held_thresholds["threshold"] <= held_thresholds["stated threshold"] + 1e-9).all())
 print(f"Theorem 1 under softmax is exact for beta >= {intercept + envelope:.2f} + {slope:.2f} ln(V^l) on every size "

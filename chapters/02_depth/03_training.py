@@ -258,7 +258,7 @@ for row, (name, model) in enumerate([("constructed", build.template_matching(tm_
                             "different pairs (mean)": scores["different"]})
 plt.show()
 pair_shares = pd.DataFrame(pair_shares)
-plots.table(pair_shares, index=False)
+display(plots.table(pair_shares, index=False))
 # the construction's parse holds on both examples; the trained model's shares are in the table
 built_rows = pair_shares[pair_shares["model"] == "constructed"]
 assert (built_rows["repeated pair"] > built_rows["different pairs (mean)"]).all()
