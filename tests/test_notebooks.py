@@ -89,3 +89,25 @@ def test_every_box_carries_the_papers_own_number():
         for target in re.findall(r"\{prf:ref\}`([^`]*)`", text):
             assert "<" in target, f"{script.name}: {{prf:ref}}`{target}` needs explicit text (the box has no number)"
     assert found >= 15
+
+
+def test_no_table_is_left_undisplayed_in_the_middle_of_a_cell():
+    """``plots.table`` returns a value; only a cell's last expression is shown, so a table built
+    earlier in the cell never reaches the page unless it goes through ``display``."""
+    import ast
+
+    import jupytext
+
+    for nb in NOTEBOOKS:
+        for cell in jupytext.read(nb).cells:
+            if cell.cell_type != "code" or not cell.source.strip():
+                continue
+            try:
+                body = ast.parse("\n".join(l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!"))))
+            except SyntaxError:
+                continue
+            for statement in body.body[:-1]:
+                call = statement.value if isinstance(statement, ast.Expr) else None
+                name = getattr(getattr(call, "func", None), "attr", None) or getattr(getattr(call, "func", None), "id", None)
+                assert name not in ("table", "paper_vs_ours"), \
+                    f"{nb.name}, line {statement.lineno} of a cell: a table that is never shown (wrap it in display())"
