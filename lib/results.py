@@ -137,14 +137,67 @@ def code_module(fn: Callable) -> str | None:
     return name if name is not None and _module_path(name) is not None else None
 
 
-def code_hash(files: Sequence[str]) -> str:
-    """SHA-256 over the named source files (path and content), first 16 hex digits."""
+#: how :func:`code_hash` reads a source file: 1, its bytes; 2, its code (:func:`hashed_source`)
+HASH_VERSION = 2
+
+
+def code_hash(files: Sequence[str], version: int = HASH_VERSION) -> str:
+    """SHA-256 over the named source files (path and content), first 16 hex digits.
+
+    Version 1 hashes the bytes. Version 2 hashes :func:`hashed_source`: the code without its
+    docstrings, and a package's lazy ``_EXPORTS`` table without the entries that route to files
+    outside ``files``, so that documenting a module or adding a model or task family to a
+    package leaves the results computed before it fresh."""
     digest = hashlib.sha256()
     for rel in sorted(files):
         path = ROOT / rel
         digest.update(rel.encode())
-        digest.update(path.read_bytes() if path.exists() else b"<missing>")
+        if not path.exists():
+            digest.update(b"<missing>")
+        elif version == 1:
+            digest.update(path.read_bytes())
+        else:
+            digest.update(hashed_source(rel, files).encode())
     return digest.hexdigest()[:16]
+
+
+def hashed_source(rel: str, files: Sequence[str]) -> str:
+    """The part of source file ``rel`` that can change what it computes (see :func:`code_hash`):
+    every docstring and blank line removed, and in a package ``__init__.py`` the ``_EXPORTS`` table reduced to
+    the entries whose target module is among ``files`` (written sorted). Comments and layout are
+    kept, so the text is the same on every Python version."""
+    text = (ROOT / rel).read_text()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return text
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+
+    def span(node):
+        return offsets[node.lineno - 1] + node.col_offset, offsets[node.end_lineno - 1] + node.end_col_offset
+
+    edits = []  # (start, end, replacement)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                edits.append((*span(first), ""))
+    if rel.endswith("/__init__.py"):
+        package = Path(rel).parent.as_posix()
+        inside = set(files)
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_EXPORTS" for t in node.targets) \
+                    and isinstance(node.value, ast.Dict):
+                table = ast.literal_eval(node.value)
+                kept = {name: module for name, module in table.items()
+                        if f"{package}/{module}.py" in inside or f"{package}/{module}/__init__.py" in inside}
+                edits.append((*span(node.value), repr(dict(sorted(kept.items())))))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return "".join(line for line in text.splitlines(keepends=True) if line.strip())
 
 
 def git_commit() -> str:
@@ -162,7 +215,7 @@ def code_record(module: str | None) -> dict:
     """The code behind a result, now: the ``lib`` files that ``module`` runs, their hash, the
     git commit and the date (a run's provenance, and each later :func:`verify`, keep one)."""
     files = lib_closure([module]) if module else []
-    return {"lib_files": files, "lib_hash": code_hash(files), "git_commit": git_commit(),
+    return {"lib_files": files, "lib_hash": code_hash(files), "hash_version": HASH_VERSION, "git_commit": git_commit(),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
@@ -259,7 +312,18 @@ class Result:
     def is_stale(self) -> bool:
         """True when the ``lib`` files that computed it (or last verified it) have changed since."""
         code = self.code
-        return code_hash(code.get("lib_files", [])) != code.get("lib_hash")
+        return code_hash(code.get("lib_files", []), code.get("hash_version", 1)) != code.get("lib_hash")
+
+    def rehash(self) -> bool:
+        """Re-express a fresh result's hash in the current :data:`HASH_VERSION` (the files are
+        unchanged, so this records the same fact in the new way); False if it is stale or
+        already current."""
+        code = self.code
+        if self.is_stale() or code.get("hash_version", 1) == HASH_VERSION or "lib_files" not in code:
+            return False
+        code["lib_hash_v1"] = code["lib_hash"]
+        code["lib_hash"], code["hash_version"] = code_hash(code["lib_files"]), HASH_VERSION
+        return True
 
     def get(self, **point) -> dict:
         """The result of the grid point with these coordinates."""
@@ -629,15 +693,23 @@ def check(directory: Path | None = None) -> list[Result]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m lib.results {check|list|verify NAME [NAME ...] [--scale SCALE] | verify --stale}\n"
+    usage = ("usage: python -m lib.results {check|list|rehash|verify NAME [NAME ...] [--scale SCALE] | verify --stale}\n"
              "  list    every result under data/ with its scale, size and provenance\n"
              "  check   the results whose lib code hash no longer matches (exit 1 if any)\n"
              "  verify  re-run a cheap part of a result with the current code; if the numbers are\n"
-             "          identical, record it as verified under the current code (exit 1 if not)")
-    if argv[:1] not in (["check"], ["list"], ["verify"]):
+             "          identical, record it as verified under the current code (exit 1 if not)\n"
+             "  rehash  re-express the hash of every fresh result in the current hash version")
+    if argv[:1] not in (["check"], ["list"], ["verify"], ["rehash"]):
         print(usage)
         return 2
     results = all_results()
+    if argv[0] == "rehash":
+        done = [r for r in results if r.rehash()]
+        for r in done:
+            save(r)
+            print(f"{r.path.name}: hash {r.code['lib_hash_v1']} (v1) -> {r.code['lib_hash']} (v{HASH_VERSION})")
+        print(f"{len(done)} of {len(results)} results rehashed")
+        return 0
     if argv[0] == "list":
         for r in results:
             state = "stale" if r.is_stale() else ("fresh" if r.hashed else "unhashed")

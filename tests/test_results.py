@@ -205,3 +205,48 @@ def test_a_papers_command_line_lists_and_refuses_bad_arguments(store, capsys):
         with pytest.raises(SystemExit) as error:
             results.sweeps_main("course", SWEEPS, bad)
         assert error.value.code == 2
+
+
+def test_docstrings_and_new_lazy_exports_leave_results_fresh_but_code_changes_do_not(store, tmp_path, monkeypatch):
+    fake_root = tmp_path / "repo"
+    package = fake_root / "lib" / "fam"
+    package.mkdir(parents=True)
+    init = package / "__init__.py"
+    init.write_text('"""Families."""\n_EXPORTS = {"A": "a"}\n')
+    (package / "a.py").write_text('"""Family a."""\n\n\ndef f(x):\n    """Twice x."""\n    return 2 * x\n')
+    monkeypatch.setattr(results, "ROOT", fake_root)
+    files = ["lib/fam/__init__.py", "lib/fam/a.py"]
+    result = results.Result("old", "default", {"config": {}, "lib_files": files, "lib_hash": results.code_hash(files),
+                                               "hash_version": results.HASH_VERSION}, grid=[{}],
+                            points=[{"point": {}, "result": {}, "wall_s": 0.0}])
+    results.save(result)
+    fresh = lambda: not results.load("old", "default").is_stale()  # noqa: E731
+    init.write_text('"""Families, a table of them."""\n_EXPORTS = {"B": "b", "A": "a"}\n')  # a new family
+    (package / "a.py").write_text('"""Family a, documented."""\n\n\ndef f(x):\n    """2x."""\n    return 2 * x\n')
+    assert fresh()
+    (package / "a.py").write_text('"""Family a."""\n\n\ndef f(x):\n    return 3 * x\n')  # the code changes
+    assert not fresh()
+    (package / "a.py").write_text('"""Family a."""\n\n\ndef f(x):\n    return 2 * x\n')
+    assert fresh()
+    init.write_text('_EXPORTS = {"A": "b"}\n')  # an export re-routed: the code it runs changes
+    assert not fresh()
+
+
+def test_rehash_moves_fresh_v1_results_to_the_current_version_and_leaves_stale_ones(store, tmp_path, monkeypatch):
+    fake_root = tmp_path / "repo"
+    (fake_root / "lib").mkdir(parents=True)
+    source = fake_root / "lib" / "thing.py"
+    source.write_text('"""Doc."""\nx = 1\n')
+    monkeypatch.setattr(results, "ROOT", fake_root)
+    for name in ("stale", "fresh"):  # "stale" hashes x = 1, "fresh" the x = 2 now on disk
+        if name == "fresh":
+            source.write_text('"""Doc."""\nx = 2\n')
+        results.save(results.Result(name, "default", {"config": {}, "lib_files": ["lib/thing.py"],
+                                                      "lib_hash": results.code_hash(["lib/thing.py"], version=1)},
+                                    grid=[{}], points=[{"point": {}, "result": {}, "wall_s": 0.0}]))
+    assert results.main(["rehash"]) == 0
+    fresh, stale = results.load("fresh", "default"), results.load("stale", "default")
+    assert fresh.code["hash_version"] == results.HASH_VERSION and not fresh.is_stale()
+    assert "hash_version" not in stale.code and stale.is_stale()
+    source.write_text('"""Another doc."""\nx = 2\n')  # v2 ignores docstrings
+    assert not results.load("fresh", "default").is_stale() and results.load("stale", "default").is_stale()
