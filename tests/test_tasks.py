@@ -41,8 +41,8 @@ def test_split_is_disjoint_and_deterministic(name):
     train, test = task.split(40, 20, seed=1)
     again, _ = task.split(40, 20, seed=1)
     assert torch.equal(train.x, again.x)
-    seen = {tuple(x.tolist()) for x in train.x}
-    assert len(seen) == 40 and not any(tuple(x.tolist()) in seen for x in test.x)
+    seen = {tuple(x.flatten().tolist()) for x in train.x}
+    assert len(seen) == 40 and not any(tuple(x.flatten().tolist()) in seen for x in test.x)
 
 
 def test_index_lookup_targets_and_enumeration():

@@ -7,6 +7,10 @@ module                 tasks
 :mod:`.retrieval`      IndexLookup, InContextQA (associative recall)
 :mod:`.templates`      TemplateMatching, InContextTemplateMatching, ``all_templates``
 :mod:`.random_labels`  SequenceClassification, query/context vectors (memorization)
+:mod:`.variable_length` VariableLengthIndexLookup (index lookup at lengths U{n..N})
+:mod:`.dyck`           BoundedDyck, the Dyck-(n, k) recognizer, automaton and member count
+:mod:`.boolean`        PairFunction (EQ, INEQ, DISJ), StringEquality (Eq-random, Eq-one, Eq-ncp)
+:mod:`.nearest_neighbour` NearestNeighbour (with a margin; MQAR as a special case)
 :mod:`.registry`       every task with small valid arguments, for the generic tests
 =====================  ==============================================================
 
@@ -24,7 +28,8 @@ from .base import (IGNORE, SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice,
 
 _EXPORTS = {"IndexLookup": "retrieval", "InContextQA": "retrieval", "TemplateMatching": "templates",
             "InContextTemplateMatching": "templates", "SequenceClassification": "random_labels",
-            "REGISTRY": "registry"}
+            "REGISTRY": "registry", "VariableLengthIndexLookup": "variable_length", "BoundedDyck": "dyck",
+            "PairFunction": "boolean", "StringEquality": "boolean", "NearestNeighbour": "nearest_neighbour"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
