@@ -9,6 +9,7 @@ module                      family
 :mod:`.embedding`           the input embedding and read-out every family shares
 :mod:`.attention`           the configurable attention stack (:class:`AttentionConfig`)
 :mod:`.mlp`                 an MLP on the flattened sequence (:class:`MLPConfig`)
+:mod:`.recurrent`           Elman (ReLU/tanh) RNNs and LSTMs (:class:`RecurrentConfig`)
 ==========================  =============================================================
 
 A new family (recurrent networks, state-space models) is one module with a frozen config
@@ -26,7 +27,8 @@ from __future__ import annotations
 from .. import lazy_exports
 from .base import Model, accuracy, build_model, predict
 
-_EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp"}
+_EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp",
+            "RecurrentConfig": "recurrent", "RecurrentModel": "recurrent"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 

@@ -1,0 +1,187 @@
+"""Closed-form transformers of Bhattamishra et al. (2024), loaded into the library's attention
+stack (:class:`lib.models.AttentionModel`), the module that training uses.
+
+Theorem 1 (App. C.2): one layer of width ``b + 2k`` (``b = ceil(log2 |Σ|)``, ``k = O(log N)``)
+does index lookup for every length up to N. Address vectors ``T(1..N)`` are nearly orthogonal
+(:mod:`.near_orthogonal`). Embeddings: a symbol ``s`` is ``[rho(s), 0, 0]`` (its binary code),
+the index token ``@p`` is ``[0, T(p), 0]``, position ``i`` adds ``[0, 0, T(i)]``, and the pad
+token (:class:`lib.tasks.VariableLengthIndexLookup`) is 0. The query of the last token is
+``eta T(p)``, the keys are ``T(i)``, so the logit is ``eta`` at ``i = p`` and at most
+``eta * threshold`` elsewhere; with ``eta`` from :func:`.near_orthogonal.temperature` the
+attention puts >= 3/4 on ``s_p``, whose code the value reads. The averaged code ``z`` has
+entries >= 3/4 on 1-bits and <= 1/4 on 0-bits; the ReLU MLP ``relu(2z - 1/2) - relu(2z - 3/2)``
+rounds it to the exact bits (and subtracts ``z = relu(z)``), and the read-out counts agreeing
+bits, ``W_U[:, c] = 2 rho(c) - 1``, ``b_U[c] = b - |rho(c)|``, largest (= b) at ``c = s_p`` only.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ... import validate
+from ...models import AttentionConfig, AttentionModel, build_model
+from ...tasks import Batch, PairFunction, VariableLengthIndexLookup
+from .near_orthogonal import nearly_orthogonal, temperature
+
+
+def binary_codes(n_symbols: int) -> np.ndarray:
+    """``rho``: row ``s`` is the ``ceil(log2 n)``-bit binary code of symbol ``s`` (low bit first)."""
+    b = max(1, math.ceil(math.log2(n_symbols)))
+    return ((np.arange(n_symbols)[:, None] >> np.arange(b)[None, :]) & 1).astype(np.float64)
+
+
+def index_lookup_config(task: VariableLengthIndexLookup, k: int) -> AttentionConfig:
+    """Theorem 1's model for a task: one causal softmax layer, width ``b + 2k``, a ReLU MLP of
+    ``3b`` units, learned token and position tables, read-out with a bias at the last token."""
+    b = binary_codes(task.n_symbols).shape[1]
+    return AttentionConfig(d_model=b + 2 * k, n_out=task.n_symbols, n_layers=1, n_heads=1, d_head=k, d_value=b,
+                           attention="softmax", qk="factored", attn_scale=1.0, combine="project", residual=True,
+                           d_mlp=3 * b, mlp_activation="relu", input="tokens", vocab_size=len(task.vocab),
+                           embedding="learned", positions="learned", max_len=task.seq_len, causal=True,
+                           readout="last", readout_bias=True)
+
+
+def index_lookup(task: VariableLengthIndexLookup, k: int, threshold: float = 0.5, seed: int = 0,
+                 dtype: torch.dtype = torch.float64) -> AttentionModel:
+    """Theorem 1's transformer for ``task`` with ``k``-dimensional addresses whose off-diagonal
+    inner products are <= ``threshold`` (drawn from ``seed``); eta puts >= 3/4 on the target
+    among the ``N + 1`` keys."""
+    validate.instance("index_lookup", "task", task, VariableLengthIndexLookup)
+    k = validate.integer("index_lookup", "k", k, minimum=1)
+    N, S = task.length, task.n_symbols
+    rho = binary_codes(S)
+    b = rho.shape[1]
+    T = nearly_orthogonal(N, k, threshold, seed)
+    eta = temperature(N + 1, threshold)
+    config = index_lookup_config(task, k)
+    d = config.d_model
+    tokens, codes, addresses = slice(0, b), slice(b, b + k), slice(b + k, b + 2 * k)
+    W_E = np.zeros((len(task.vocab), d))
+    W_E[:S, tokens] = rho
+    W_E[S:S + N, codes] = T  # @p -> T(p); the pad (last row) stays 0
+    W_pos = np.zeros((N + 1, d))
+    W_pos[:N, addresses] = T  # the index token's own position (N) adds nothing
+    W_Q = np.zeros((1, d, k))
+    W_Q[0, codes] = eta * np.eye(k)
+    W_K = np.zeros((1, d, k))
+    W_K[0, addresses] = np.eye(k)
+    W_V = np.zeros((1, d, b))
+    W_V[0, tokens] = np.eye(b)
+    W_O = np.zeros((1, b, d))
+    W_O[0, :, tokens] = np.eye(b)
+    # MLP: units j, b + j, 2b + j read z_j; out_j = relu(2z - 1/2) - relu(2z - 3/2) - relu(z)
+    W_in = np.zeros((d, 3 * b))
+    b_in = np.zeros(3 * b)
+    for j in range(b):
+        W_in[j, j], b_in[j] = 2.0, -0.5
+        W_in[j, b + j], b_in[b + j] = 2.0, -1.5
+        W_in[j, 2 * b + j] = 1.0
+    W_out = np.zeros((3 * b, d))
+    for j in range(b):
+        W_out[j, j], W_out[b + j, j], W_out[2 * b + j, j] = 1.0, -1.0, -1.0
+    W_U = np.zeros((d, S))
+    W_U[tokens] = (2 * rho - 1).T
+    b_U = b - rho.sum(1)
+    weights = {"W_E": W_E, "W_pos": W_pos, "layers.0.attn.W_Q": W_Q, "layers.0.attn.W_K": W_K,
+               "layers.0.attn.W_V": W_V, "layers.0.attn.W_O": W_O, "layers.0.mlp.W_in": W_in,
+               "layers.0.mlp.b_in": b_in, "layers.0.mlp.W_out": W_out, "layers.0.mlp.b_out": np.zeros(d),
+               "W_U": W_U, "b_U": b_U}
+    model = build_model(config, dtype=dtype).set_weights({n: torch.from_numpy(v) for n, v in weights.items()})
+    model.eta, model.addresses = eta, T
+    return model
+
+
+def index_lookup_worst_cases(task: VariableLengthIndexLookup, positions=None) -> Batch:
+    """For every query ``p`` (or those in ``positions``, 1-based) the inputs where every bit of the
+    target is the opposite of every other symbol's (symbol 0 at p among copies of the all-ones
+    symbol and vice versa, at full length): the attention leak then pulls every bit of the
+    average towards the wrong side."""
+    N, S = task.length, task.n_symbols
+    queries = torch.arange(N) if positions is None else torch.as_tensor(positions, dtype=torch.long) - 1
+    if queries.numel() == 0 or int(queries.min()) < 0 or int(queries.max()) >= N:
+        raise ValueError(f"index_lookup_worst_cases: positions must lie in [1, {N}]")
+    high = (1 << binary_codes(S).shape[1]) - 1
+    high = high if high < S else S - 1
+    xs, ys = [], []
+    for target, other in ((0, high), (high, 0)):
+        x = torch.full((len(queries), N + 1), other, dtype=torch.long)
+        x[torch.arange(len(queries)), queries] = target
+        x[:, -1] = task.n_symbols + queries
+        xs.append(x)
+        ys.append(torch.full((len(queries),), target, dtype=torch.long))
+    return Batch(torch.cat(xs), torch.cat(ys))
+
+
+# ----------------------------------------------------------------------------- Theorem 6
+#: Theorem 6's residual stream: the bit, the partner's copied bit, T(i), T(partner(i)), a constant
+#: 1, the XOR of the two bits, the layer-2 mean of the XORs and the answer
+EQ_SLOTS = ("bit", "copied", "address", "partner", "one", "xor", "mean", "answer")
+
+
+def inequality_config(task: PairFunction, k: int) -> AttentionConfig:
+    """Theorem 6's model: two causal softmax layers of one head, width ``2k + 6``, ReLU MLPs of 4
+    and 2 units, learned token and position tables, read-out with a bias at the last token."""
+    return AttentionConfig(d_model=2 * k + 6, n_out=2, n_layers=2, n_heads=1, d_head=k + 1, d_value=1,
+                           attention="softmax", qk="factored", attn_scale=1.0, combine="project", residual=True,
+                           d_mlp=4, mlp_activation="relu", input="tokens", vocab_size=2, embedding="learned",
+                           positions="learned", max_len=task.seq_len, causal=True, readout="last", readout_bias=True)
+
+
+def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0,
+               dtype: torch.dtype = torch.float64) -> AttentionModel:
+    """Theorem 6 (App. F.2): a 2-layer transformer of width O(log N) computing INEQ(a, b) =
+    1[a != b] for ``x = (a, b) in {0,1}^N`` (class 1: the halves differ).
+
+    Layer 1: position i attends to its partner i' (i' = i in the first half, i - N/2 in the second;
+    query ``eta [T(i'), 1]``, key ``[T(j), -1/2]``: logit ``eta/2`` at j = i', at most
+    ``eta (threshold - 1/2)`` elsewhere) and copies its bit; the MLP writes
+    ``xor = relu(2δ-1/2) + relu(-2δ-1/2) - relu(2δ-3/2) - relu(-2δ-3/2)`` for ``δ = bit - copied``,
+    exactly 0 or 1 once the copy is within 1/4 (exact zeros matter: layer 2 sums N of them).
+    Layer 2: zero queries make attention uniform, so the last position reads the mean of the
+    XORs, m = (#mismatches)/N; its MLP writes ``relu(N m) - relu(N m - 1)``, 1 iff some position
+    differs; the read-out compares it with 1/2.
+    """
+    validate.instance("inequality", "task", task, PairFunction)
+    if task.function != "ineq":
+        raise ValueError(f"inequality: the task must compute 'ineq', got {task.function!r}")
+    k = validate.integer("inequality", "k", k, minimum=1)
+    N, h = task.seq_len, task.half_length
+    T = nearly_orthogonal(N, k, threshold, seed)
+    eta = temperature(N, threshold)  # the partner wins by eta (1 - threshold) = ln 3N: weight >= 3/4
+    config = inequality_config(task, k)
+    d = config.d_model
+    bit, copied, one, xor, mean, answer = 0, 1, 2 + 2 * k, 3 + 2 * k, 4 + 2 * k, 5 + 2 * k
+    address, partner = slice(2, 2 + k), slice(2 + k, 2 + 2 * k)
+    partner_of = np.array([i if i < h else i - h for i in range(N)])
+    W_E = np.zeros((2, d))
+    W_E[1, bit] = 1.0
+    W_pos = np.zeros((N, d))
+    W_pos[:, address], W_pos[:, partner], W_pos[:, one] = T, T[partner_of], 1.0
+    w = {"W_E": W_E, "W_pos": W_pos}
+    # layer 1: attend to the partner, copy its bit
+    Q = np.zeros((1, d, k + 1)); Q[0, partner, :k] = eta * np.eye(k); Q[0, one, k] = eta
+    K = np.zeros((1, d, k + 1)); K[0, address, :k] = np.eye(k); K[0, one, k] = -0.5
+    V = np.zeros((1, d, 1)); V[0, bit, 0] = 1.0
+    O = np.zeros((1, 1, d)); O[0, 0, copied] = 1.0
+    W_in = np.zeros((d, 4)); W_in[bit] = [2, -2, 2, -2]; W_in[copied] = [-2, 2, -2, 2]
+    b_in = np.array([-0.5, -0.5, -1.5, -1.5])
+    W_out = np.zeros((4, d)); W_out[:, xor] = [1, 1, -1, -1]
+    w.update({"layers.0.attn.W_Q": Q, "layers.0.attn.W_K": K, "layers.0.attn.W_V": V, "layers.0.attn.W_O": O,
+              "layers.0.mlp.W_in": W_in, "layers.0.mlp.b_in": b_in, "layers.0.mlp.W_out": W_out,
+              "layers.0.mlp.b_out": np.zeros(d)})
+    # layer 2: uniform attention (zero queries) averages the XORs; the MLP thresholds at 1/N
+    V2 = np.zeros((1, d, 1)); V2[0, xor, 0] = 1.0
+    O2 = np.zeros((1, 1, d)); O2[0, 0, mean] = 1.0
+    W_in2 = np.zeros((d, 4)); W_in2[mean, :2] = N
+    b_in2 = np.array([0.0, -1.0, 0.0, 0.0])
+    W_out2 = np.zeros((4, d)); W_out2[0, answer], W_out2[1, answer] = 1.0, -1.0
+    w.update({"layers.1.attn.W_Q": np.zeros((1, d, k + 1)), "layers.1.attn.W_K": np.zeros((1, d, k + 1)),
+              "layers.1.attn.W_V": V2, "layers.1.attn.W_O": O2, "layers.1.mlp.W_in": W_in2,
+              "layers.1.mlp.b_in": b_in2, "layers.1.mlp.W_out": W_out2, "layers.1.mlp.b_out": np.zeros(d)})
+    W_U = np.zeros((d, 2)); W_U[answer, 1] = 1.0
+    w.update({"W_U": W_U, "b_U": np.array([0.5, 0.0])})
+    model = build_model(config, dtype=dtype).set_weights({n: torch.from_numpy(v) for n, v in w.items()})
+    model.eta, model.addresses = eta, T
+    return model
