@@ -64,6 +64,12 @@ RESULTS = {
                  "Table 1", "Figure 4", "Figure 5", "Figure 6", "Figure 7", "Lemma 1", "Lemma 2", "Proposition 7",
                  "Proposition 8", "Lemma 3", "Lemma 4", "Lemma 5", "Lemma 6", "Lemma 7", "Proposition 9",
                  "Proposition 10"),  # not: Definitions 1-3, Figure 1 (illustration)
+    "bhattamishra2024": ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4", "Lemma 1", "Theorem 5", "Theorem 6",
+                         "Theorem 7", "Theorem 8", "Figure 2", "Lemma 2", "Lemma 3", "Corollary 8",
+                         "Proposition 9", "Theorem 10", "Lemma 4", "Theorem 11", "Theorem 12", "Theorem 13",
+                         "Lemma 5", "Corollary 13", "Figure 3", "Figure 4"),
+    # not: Facts 1-4 (cited communication-complexity results), Figure 1 (illustration); Corollaries
+    # 8.1 and 13.1 are counted as "Corollary 8" and "Corollary 13"
 }
 
 

@@ -48,22 +48,15 @@ def lemma2_width(n: int, gamma: float) -> int:
     return math.ceil(8.0 / gamma**2 * math.log(2 * n))
 
 
-def k_min(n: int, threshold: float, step: int = 4, draws: int = 2, seed: int = 0) -> int:
-    """The smallest ``k`` (on a grid of ``step``) at which each of ``draws`` independent draws of
-    ``n`` sign vectors has every off-diagonal <= ``threshold`` (searched by bisection, since
-    the chance of success grows with k)."""
-    def ok(k):
-        return all(max_off_diagonal(sign_vectors(n, k, seed + 1000 * k + d)) <= threshold for d in range(draws))
-    hi = step
-    while not ok(hi):
-        hi *= 2
-    lo = hi // 2 if hi > step else 0  # ok(lo) is False (or lo = 0)
-    while hi - lo > step:
-        mid = (lo + hi) // 2 // step * step
-        if mid <= lo:
-            break
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
+def k_min(n: int, threshold: float, step: int = 4, draws: int = 2, seed: int = 0, start: int | None = None) -> int:
+    """The smallest ``k`` on a grid of ``step`` (scanning up from ``start``, default ``step``) at
+    which each of ``draws`` independent draws of ``n`` sign vectors has every off-diagonal inner
+    product <= ``threshold``. k_min grows with n, so a scan over growing n may start each search
+    from the previous answer."""
+    k = max(step, (start or step) // step * step)
+    while not all(max_off_diagonal(sign_vectors(n, k, seed + 1000 * k + d)) <= threshold for d in range(draws)):
+        k += step
+    return k
 
 
 def hoeffding_tail(k: int, gamma: float) -> float:

@@ -1,0 +1,198 @@
+"""The lower bounds of Bhattamishra et al. (2024), made numerical.
+
+The bounds are communication arguments: a model of a given size yields a protocol with few
+bits, and the task needs many. Each function here computes one side of such an argument
+exactly, on instances small enough to enumerate:
+
+* :func:`fixed_point`: App. B.2's p-bit numbers (a grid of step 2^-f, rounded down);
+* :func:`one_layer_protocol` (Theorem 4, App. D): Alice and Bob hold any partition of the
+  positions; exchanging the query, the local maxima, the local softmax sums and the local
+  weighted value sums, they compute a one-layer multi-head softmax attention output *exactly*,
+  with ``d p + H (2p + 2(p + log N) + 2 m 2p)`` bits (:func:`protocol_bits`);
+* :func:`dyck_communication_matrix` (Lemma 1): ``M[a, b] = 1[interleave(a, b) in Dyck-(2,2)]``
+  for Alice's odd and Bob's even positions (or a prefix/suffix split); its rank is a lower bound
+  on the deterministic communication (log-rank), and under the odd/even split each row has at
+  most one 1 (the members form a fooling set of size 2^(N-1));
+* :func:`residual_classes` (Lemma 4, Theorem 11): the Myhill-Nerode classes of a Boolean
+  function after t symbols, a lower bound on the states of any automaton for it;
+* :func:`linear_state_mse` (the rank argument for linear recurrences): a linear RNN's state
+  is ``M x`` with ``rank M <= m``, and the best affine read-out of the N input bits from it has
+  mean squared error ``(N - rank M) / (4N)`` per bit, zero iff ``rank M = N``;
+* :func:`index_accuracy_bound` (the information bound behind Theorem 3): any ``b``-bit message
+  about uniform ``x in {0,1}^N`` lets Bob guess a uniformly chosen bit with probability at most
+  ``1 - h^-1(1 - b/N)`` (Fano), which tends to 1/2 as N grows at fixed b;
+* :func:`implied_width`: the smallest width each bound allows at length N and precision p.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import torch
+
+from ... import validate
+from ...tasks.dyck import is_member
+
+
+# ----------------------------------------------------------------------------- precision
+def fixed_point(x, frac_bits: int = 12) -> np.ndarray:
+    """``x`` rounded *down* to the grid of step ``2^-frac_bits`` (App. B.2)."""
+    frac_bits = validate.integer("fixed_point", "frac_bits", frac_bits, minimum=1, maximum=40)
+    return np.floor(np.asarray(x, dtype=np.float64) * 2.0**frac_bits) / 2.0**frac_bits
+
+
+def _attention_heads(model) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The query, key and value matrices (``d x m``) of every head of a one-layer attention model
+    (``qk="factored"``), with the model's score scale folded into the queries."""
+    if model.config.n_layers != 1 or model.config.qk != "factored":
+        raise ValueError("one_layer_protocol: needs a one-layer model with factored query/key weights")
+    attn = model.layers[0].attn
+    W_Q = attn.W_Q.detach().double().numpy() * attn.scale
+    return list(W_Q), list(attn.W_K.detach().double().numpy()), list(attn.W_V.detach().double().numpy())
+
+
+def one_layer_direct(X: np.ndarray, heads, frac_bits: int = 24) -> np.ndarray:
+    """Every head's output at the last position, computed on one machine in fixed point:
+    logits, max-subtracted exponentials, normalised weights and the weighted values, each
+    rounded (App. D's softmax)."""
+    q = lambda v: fixed_point(v, frac_bits)  # noqa: E731
+    out = []
+    for W_Q, W_K, W_V in zip(*heads):
+        logits = q(q(X @ W_K) @ q(X[-1] @ W_Q))
+        e = q(np.exp(logits - logits.max()))
+        weights = q(e / e.sum())
+        out.append(q(weights @ q(X @ W_V)))
+    return np.concatenate(out)
+
+
+def one_layer_protocol(X: np.ndarray, heads, alice, frac_bits: int = 24) -> tuple[np.ndarray, int]:
+    """Theorem 4's protocol. Alice holds the rows ``alice`` (which must include the last, the
+    query), Bob the rest. Returns every head's output at the last position as Bob computes it,
+    and the bits exchanged (each number ``frac_bits`` + 24 integer bits = p bits; a sum of N
+    exponentials needs log N more)."""
+    q = lambda v: fixed_point(v, frac_bits)  # noqa: E731
+    N, d = X.shape
+    alice = sorted(set(int(i) for i in alice))
+    if N - 1 not in alice:
+        raise ValueError("one_layer_protocol: Alice must hold the last position (the query)")
+    bob = [i for i in range(N) if i not in alice]
+    p = frac_bits + 24
+    bits = d * p  # Alice sends the query token
+    out = []
+    for W_Q, W_K, W_V in zip(*heads):
+        query = q(X[-1] @ W_Q)
+        local = [q(q(X[side] @ W_K) @ query) for side in (alice, bob)]
+        top = max(part.max() for part in local if part.size)
+        bits += 2 * p  # the two local maxima
+        exps = [q(np.exp(part - top)) for part in local]
+        total = sum(e.sum() for e in exps)
+        bits += 2 * (p + math.ceil(math.log2(N)))  # the two local sums of exponentials
+        values = [q(X[side] @ W_V) for side in (alice, bob)]
+        partial = [q(e / total) @ v for e, v in zip(exps, values)]
+        bits += 2 * W_V.shape[1] * 2 * p  # the two weighted value sums, 2p bits a coordinate
+        out.append(q(partial[0] + partial[1]))
+    return np.concatenate(out), bits
+
+
+def protocol_bits(d: int, m: int, heads: int, n: int, p: int) -> int:
+    """The bits :func:`one_layer_protocol` sends: ``d p + H (2p + 2(p + ceil(log2 N)) + 4 m p)``,
+    within Theorem 4's ``O(m H (p + log N))`` (plus the query)."""
+    return d * p + heads * (2 * p + 2 * (p + math.ceil(math.log2(n))) + 4 * m * p)
+
+
+# ----------------------------------------------------------------------------- Dyck, Lemma 1
+def dyck_communication_matrix(length: int, split: str = "odd_even", depth: int = 2) -> np.ndarray:
+    """``M[a, b] = 1[the string with Alice's symbols a and Bob's symbols b is in Dyck-(2, depth)]``
+    over all ``4^(N/2)`` halves each: Alice holds the odd positions (1st, 3rd, ...) and Bob the
+    even ones (``split="odd_even"``), or Alice the first half (``"prefix_suffix"``)."""
+    length = validate.integer("dyck_communication_matrix", "length", length, minimum=2, maximum=10)
+    validate.choice("dyck_communication_matrix", "split", split, ("odd_even", "prefix_suffix"))
+    if length % 2:
+        raise ValueError(f"dyck_communication_matrix: length must be even, got {length}")
+    half = list(itertools.product(range(4), repeat=length // 2))
+    M = np.zeros((len(half), len(half)), dtype=np.int64)
+    for i, a in enumerate(half):
+        for j, b in enumerate(half):
+            s = [t for pair in zip(a, b) for t in pair] if split == "odd_even" else list(a) + list(b)
+            M[i, j] = is_member(s, depth)
+    return M
+
+
+# ----------------------------------------------------------------------------- Myhill-Nerode
+def residual_classes(f, n: int, t: int) -> int:
+    """The number of distinct residual functions ``s -> f(prefix + s)`` over binary prefixes of
+    length ``t`` (suffixes of length ``n - t``): a lower bound on the states of any automaton
+    computing ``f`` on ``{0,1}^n`` (Myhill-Nerode)."""
+    n = validate.integer("residual_classes", "n", n, minimum=1, maximum=20)
+    t = validate.integer("residual_classes", "t", t, minimum=0, maximum=n)
+    suffixes = list(itertools.product((0, 1), repeat=n - t))
+    return len({tuple(f(prefix + s) for s in suffixes) for prefix in itertools.product((0, 1), repeat=t)})
+
+
+def inequality(x) -> int:
+    """INEQ of a tuple of bits: 1 iff its two halves differ."""
+    h = len(x) // 2
+    return int(tuple(x[:h]) != tuple(x[h:]))
+
+
+# ----------------------------------------------------------------------------- linear RNNs
+def linear_state_mse(n: int, m: int, seed: int = 0) -> tuple[float, int]:
+    """A random linear recurrence ``h_t = A h_{t-1} + B x_t`` (state width ``m``) over N input
+    bits ends in ``h_N = M x`` with ``M = [A^(N-1) B, ..., B]``. For uniform bits (covariance I/4)
+    the best affine read-out of ``x`` from ``h_N`` leaves the error ``(I - P)/4``, P the projection
+    onto M's row space: mean squared error ``(N - rank M) / (4N)`` per bit. Returns it and the
+    rank (exact, from the singular values)."""
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((m, m)) / math.sqrt(m)
+    A /= max(1.0, float(np.abs(np.linalg.eigvals(A)).max()) * 1.01)  # a stable recurrence
+    B = rng.standard_normal((m, 1))
+    cols, v = [], B[:, 0]
+    for _ in range(n):
+        cols.append(v)
+        v = A @ v
+    M = np.stack(cols[::-1], axis=1)  # column t: A^(N-1-t) B
+    rank = int(np.linalg.matrix_rank(M, tol=1e-10 * np.abs(M).max()))
+    P = M.T @ np.linalg.pinv(M.T, rcond=1e-10)  # projection onto the row space of M
+    mse = float(np.trace(np.eye(n) - P)) / (4 * n)
+    return mse, rank
+
+
+# ----------------------------------------------------------------------------- information
+def binary_entropy(p: float) -> float:
+    return 0.0 if p <= 0.0 or p >= 1.0 else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
+
+
+def index_accuracy_bound(bits: float, n: int) -> float:
+    """The best average accuracy at reading bit ``x_p`` (p uniform) of a uniform ``x in {0,1}^N``
+    from a ``bits``-bit message: ``1 - h^-1(1 - bits/N)`` (Fano's inequality with the chain rule;
+    1 once ``bits >= N``)."""
+    if bits >= n:
+        return 1.0
+    target, lo, hi = 1.0 - bits / n, 0.0, 0.5
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if binary_entropy(mid) < target else (lo, mid)
+    return 1.0 - lo
+
+
+# ----------------------------------------------------------------------------- implied widths
+def implied_width(bound: str, n: int, p: int, heads: int = 1) -> float:
+    """The smallest width a lower bound allows at length ``n`` and ``p`` bits per number:
+    ``"rnn_index"`` m >= N/p (Theorem 3), ``"rnn_equality"`` m >= N/(2p) (Theorem 11),
+    ``"tf1_dyck"`` m >= (N - 1) / (3 H (p + log2 N)) (Theorem 5)."""
+    validate.choice("implied_width", "bound", bound, ("rnn_index", "rnn_equality", "tf1_dyck"))
+    if bound == "rnn_index":
+        return n / p
+    if bound == "rnn_equality":
+        return n / (2 * p)
+    return (n - 1) / (3 * heads * (p + math.log2(n)))
+
+
+def random_attention(d: int, m: int, heads: int, seed: int = 0):
+    """A random one-layer, ``heads``-head softmax attention of the library's stack (vector
+    inputs of size d, head size m), for the Theorem 4 protocol."""
+    from ...models import AttentionConfig, build_model
+    config = AttentionConfig(d_model=d, n_out=1, n_heads=heads, d_head=m, d_value=m, input="vectors",
+                             input_dim=d, embedding="identity", max_len=4096)
+    return build_model(config, seed=seed, dtype=torch.float64)
