@@ -201,10 +201,7 @@ for N, k in thm1_sizes:
         if dtype == torch.float64:
             row.update({"width d": model.config.d_model, "η": round(model.eta, 1),
                         "random inputs": accuracy(model, task.sample(n_random, seed=N))})
-            cache = {}
-            model(worst.x[:64], cache=cache)
-            row["least weight on p"] = float(cache["layers.0.attn.pattern"][:, 0, -1].gather(
-                1, (worst.x[:64, -1] - task.n_symbols)[:, None]).min())
+            row["least weight on p"] = float(constructions.weight_on_target(model, task, worst[:256]).min())
     row["worst-case inputs"] = len(worst)
     row["s"] = round(time.perf_counter() - start, 1)
     rows.append(row)

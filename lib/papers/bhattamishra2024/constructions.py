@@ -185,3 +185,14 @@ def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0
     model = build_model(config, dtype=dtype).set_weights({n: torch.from_numpy(v) for n, v in w.items()})
     model.eta, model.addresses = eta, T
     return model
+
+
+@torch.no_grad()
+def weight_on_target(model: AttentionModel, task: VariableLengthIndexLookup, batch: Batch) -> torch.Tensor:
+    """The attention weight that Theorem 1's model puts on the queried position ``p``, read from
+    the model's own layer for the last token only (the full pattern of long inputs would not fit
+    in memory)."""
+    h = model.embed(batch.x.to(model.W_U.device))
+    allowed = model.allowed(h.shape[1], h.device)[-1:]
+    weights = model.layers[0].attn.pattern(h, allowed, queries=h[:, -1:])[:, 0, 0]  # (B, n)
+    return weights.gather(1, (batch.x[:, -1:] - task.n_symbols).to(h.device))[:, 0].cpu()
