@@ -123,3 +123,29 @@ def test_an_lstm_ensemble_learns_short_index_lookup_through_the_trainer():
     run = train(config, [0, 1], TrainConfig(steps=600, lr=1e-2, batch_size=64, eval_every=200), task,
                 evals={"test": task}, progress=False)
     assert min(run.final("test")) > 0.9  # chance is 0.5
+
+
+def test_theorem13_disjointness_and_inequality_are_exact_thresholds_of_two_sparse_features():
+    from lib.papers.bhattamishra2024.constructions import AND, XOR, bos_inputs, near_disjoint_pairs, pair_sets
+    for function, g in (("disj", AND), ("ineq", XOR)):
+        task = PairFunction(half_length=4, function=function)
+        model = constructions.sparse_threshold(8, pair_sets(4), g, 0, k=40)
+        assert accuracy(model, bos_inputs(task.enumerate())) == 1.0
+    model = constructions.sparse_threshold(64, pair_sets(32), AND, 0, k=56)
+    assert accuracy(model, bos_inputs(near_disjoint_pairs(32, 200))) == 1.0
+    with pytest.raises(ValueError, match="g\\[0\\]\\[0\\]"):
+        constructions.sparse_threshold(8, pair_sets(4), ((1, 0), (0, 1)), 0, k=40)
+
+
+def test_theorem7_nearest_neighbour_is_exact_with_orthogonal_addresses_and_degrades_with_a_large_c1():
+    from lib.tasks import NearestNeighbour
+    task = NearestNeighbour(n_points=16, dim=6, mqar=True)
+    batch = task.sample(20, seed=0)
+    scored = batch.y != -100
+
+    def errors(model):
+        return int((predict(model, batch.x).argmax(-1)[scored] != batch.y[scored]).sum())
+
+    assert errors(constructions.nearest_neighbour(task, gamma=2 / 6)) == 0
+    narrow = near_orthogonal.sign_vectors(task.seq_len, 64, seed=0)
+    assert errors(constructions.nearest_neighbour(task, gamma=2 / 6, addresses=narrow, c1=10.0)) > 0

@@ -22,7 +22,7 @@ import torch
 
 from ... import validate
 from ...models import AttentionConfig, AttentionModel, build_model
-from ...tasks import Batch, PairFunction, VariableLengthIndexLookup
+from ...tasks import Batch, NearestNeighbour, PairFunction, VariableLengthIndexLookup
 from .near_orthogonal import nearly_orthogonal, temperature
 
 
@@ -196,3 +196,180 @@ def weight_on_target(model: AttentionModel, task: VariableLengthIndexLookup, bat
     allowed = model.allowed(h.shape[1], h.device)[-1:]
     weights = model.layers[0].attn.pattern(h, allowed, queries=h[:, -1:])[:, 0, 0]  # (B, n)
     return weights.gather(1, (batch.x[:, -1:] - task.n_symbols).to(h.device))[:, 0].cpu()
+
+
+# ----------------------------------------------------------------------------- Theorem 13
+def bos_inputs(batch: Batch) -> Batch:
+    """A :class:`lib.tasks.PairFunction` batch with the beginning-of-sequence token (id 2) first,
+    as Theorem 13's construction reads it."""
+    return Batch(torch.cat([torch.full((len(batch), 1), 2, dtype=batch.x.dtype), batch.x], dim=1), batch.y)
+
+
+def sparse_threshold(n_bits: int, index_sets, g, b: int, k: int, threshold: float = 0.5, seed: int = 0,
+                     dtype: torch.dtype = torch.float64) -> AttentionModel:
+    """Theorem 13 (App. F.3) for features of two bits: a 2-layer, 2-head transformer of width
+    ``3k + 7`` computing ``f(x) = 1[sum_i g(x_{I_i^1}, x_{I_i^2}) > b]`` on ``BOS x_1 ... x_N``.
+
+    ``index_sets[i]`` lists the (1-based) positions that feature i reads (at most two; missing
+    ones read the BOS token, whose bit is 0); ``g`` is a 2x2 table with ``g[0][0] = 0``. Head h of
+    layer 1 queries the address of position ``I_i^h`` (``eta T(I_i^h)`` against keys ``T(j)``) and
+    copies that bit; the MLP rounds the two copies to exact bits ``a, c`` and writes
+    ``g(a, c) = (g10) a + (g01) c + (g11 - g10 - g01) AND(a, c)``, with
+    ``AND = relu(4s - 5) - relu(4s - 6)`` of the raw sum s of the copies (exact once each copy is
+    within 1/4). Layer 2 averages the features uniformly (zero queries) over the N + 1 tokens; its
+    MLP outputs ``relu(S - b) - relu(S - b - 1)`` for the integer sum S. NOT-DISJ is g = AND,
+    I_i = {i, i + N/2}; INEQ is g = XOR on the same sets.
+    """
+    n_bits = validate.integer("sparse_threshold", "n_bits", n_bits, minimum=1)
+    k = validate.integer("sparse_threshold", "k", k, minimum=1)
+    g = np.asarray(g, dtype=np.float64)
+    if g.shape != (2, 2) or g[0, 0] != 0:
+        raise ValueError("sparse_threshold: g must be a 2x2 table with g[0][0] = 0 (complement f otherwise)")
+    sets = [tuple(s) for s in index_sets]
+    if len(sets) > n_bits + 1 or any(len(s) > 2 or any(not 1 <= int(p) <= n_bits for p in s) for s in sets):
+        raise ValueError(f"sparse_threshold: at most {n_bits + 1} index sets of at most 2 positions in [1, {n_bits}]")
+    n = n_bits + 1  # BOS + bits
+    reads = np.zeros((n, 2), dtype=int)  # position 0 (BOS) and unused features read the BOS
+    for i, s in enumerate(sets):
+        reads[1 + i if i < n_bits else 0, : len(s)] = s
+    T = nearly_orthogonal(n, k, threshold, seed)
+    eta = temperature(n, threshold)
+    d = 3 * k + 7
+    own, first, second = slice(0, k), slice(k, 2 * k), slice(2 * k, 3 * k)
+    bit, r1, r2, feat, mean, answer, one = 3 * k, 3 * k + 1, 3 * k + 2, 3 * k + 3, 3 * k + 4, 3 * k + 5, 3 * k + 6
+    config = AttentionConfig(d_model=d, n_out=2, n_layers=2, n_heads=2, d_head=k, d_value=1, attention="softmax",
+                             qk="factored", attn_scale=1.0, combine="project", residual=True, d_mlp=6,
+                             mlp_activation="relu", input="tokens", vocab_size=3, embedding="learned",
+                             positions="learned", max_len=n, causal=False, readout="last", readout_bias=True)
+    W_E = np.zeros((3, d)); W_E[1, bit] = 1.0
+    W_pos = np.zeros((n, d))
+    W_pos[:, own], W_pos[:, first], W_pos[:, second], W_pos[:, one] = T, T[reads[:, 0]], T[reads[:, 1]], 1.0
+    Q = np.zeros((2, d, k)); Q[0, first] = eta * np.eye(k); Q[1, second] = eta * np.eye(k)
+    K = np.zeros((2, d, k)); K[0, own] = np.eye(k); K[1, own] = np.eye(k)
+    V = np.zeros((2, d, 1)); V[:, bit, 0] = 1.0
+    O = np.zeros((2, 1, d)); O[0, 0, r1] = 1.0; O[1, 0, r2] = 1.0
+    # units: a = u0 - u1, c = u2 - u3, AND = u4 - u5
+    W_in = np.zeros((d, 6)); W_in[r1, :2] = 2.0; W_in[r2, 2:4] = 2.0; W_in[r1, 4:] = 4.0; W_in[r2, 4:] = 4.0
+    b_in = np.array([-0.5, -1.5, -0.5, -1.5, -5.0, -6.0])
+    coef = np.array([g[1, 0], g[0, 1], g[1, 1] - g[1, 0] - g[0, 1]])
+    W_out = np.zeros((6, d)); W_out[:, feat] = np.repeat(coef, 2) * np.tile([1.0, -1.0], 3)
+    V2 = np.zeros((2, d, 1)); V2[0, feat, 0] = 1.0
+    O2 = np.zeros((2, 1, d)); O2[0, 0, mean] = 1.0
+    W_in2 = np.zeros((d, 6)); W_in2[mean, :2] = n
+    b_in2 = np.array([-float(b), -float(b) - 1.0, 0, 0, 0, 0])
+    W_out2 = np.zeros((6, d)); W_out2[0, answer], W_out2[1, answer] = 1.0, -1.0
+    W_U = np.zeros((d, 2)); W_U[answer, 1] = 1.0
+    w = {"W_E": W_E, "W_pos": W_pos, "layers.0.attn.W_Q": Q, "layers.0.attn.W_K": K, "layers.0.attn.W_V": V,
+         "layers.0.attn.W_O": O, "layers.0.mlp.W_in": W_in, "layers.0.mlp.b_in": b_in, "layers.0.mlp.W_out": W_out,
+         "layers.0.mlp.b_out": np.zeros(d), "layers.1.attn.W_Q": np.zeros((2, d, k)),
+         "layers.1.attn.W_K": np.zeros((2, d, k)), "layers.1.attn.W_V": V2, "layers.1.attn.W_O": O2,
+         "layers.1.mlp.W_in": W_in2, "layers.1.mlp.b_in": b_in2, "layers.1.mlp.W_out": W_out2,
+         "layers.1.mlp.b_out": np.zeros(d), "W_U": W_U, "b_U": np.array([0.5, 0.0])}
+    model = build_model(config, dtype=dtype).set_weights({name: torch.from_numpy(v) for name, v in w.items()})
+    model.eta, model.addresses = eta, T
+    return model
+
+
+def pair_sets(half_length: int) -> list[tuple[int, int]]:
+    """The index sets ``I_i = {i, i + N/2}`` of NOT-DISJ and INEQ as thresholds of 2-sparse features."""
+    return [(i, i + half_length) for i in range(1, half_length + 1)]
+
+
+AND = ((0, 0), (0, 1))
+XOR = ((0, 1), (1, 0))
+
+
+def hadamard_addresses(n: int) -> np.ndarray:
+    """``n`` exactly orthogonal sign vectors: rows of the Sylvester-Hadamard matrix of the
+    smallest power-of-2 size >= n, scaled to unit norm."""
+    H = np.ones((1, 1))
+    while H.shape[0] < n:
+        H = np.block([[H, H], [H, -H]])
+    return H[:n] / math.sqrt(H.shape[0])
+
+
+def near_disjoint_pairs(half_length: int, n: int, seed: int = 0) -> Batch:
+    """Binding inputs for DISJ: disjoint halves, and the same halves with exactly one common
+    position added (alternately), so every 1 rests on a single feature."""
+    generator = torch.Generator().manual_seed(seed)
+    a = (torch.rand(n, half_length, generator=generator) < 0.3).long()
+    b = (torch.rand(n, half_length, generator=generator) < 0.5).long() * (1 - a)
+    common = torch.randint(half_length, (n,), generator=generator)
+    one = torch.arange(n) % 2 == 1
+    a[one, common[one]] = 1
+    b[one, common[one]] = 1
+    return Batch(torch.cat([a, b], 1), (a * b).sum(1).gt(0).long())
+
+
+# ----------------------------------------------------------------------------- Theorem 7
+def nearest_neighbour(task: NearestNeighbour, gamma: float, addresses: np.ndarray | None = None, c1: float = 10.0,
+                      k: int | None = None, seed: int = 0, dtype: torch.dtype = torch.float64) -> AttentionModel:
+    """Theorem 7 (App. G.2): a 2-layer transformer that labels every later input of a
+    :class:`lib.tasks.NearestNeighbour` sequence by its nearest earlier input (margin ``gamma``).
+
+    Positions t = 0 .. 2n-1; input tokens ``[x, 0, 1]`` sit at even t, label tokens ``[0, y, 0]`` at
+    odd t. The stream holds x, the label, a kind coordinate c (+1 on inputs, -2 on labels), the
+    address T(t), the address T(label) of the label that follows (its own for a label token), the
+    layer-1 read-out r and its clipped copy. Layer 1 (causal) scores
+    ``eta1 (<x_t, x_j> + 3 c_j - c1 <T(t), T(j)>)``: earlier inputs get ``<x_t, x_j> + 3``, the query
+    itself ``4 - c1``, labels about -6, so the nearest neighbour wins by gamma (with
+    ``eta1 = (5 / (4 gamma)) ln(18 N)``, > 9/10 of the weight); the value ``2 T_s(label)`` (signs of
+    the label's address) is clipped by the MLP ``relu(u + 1) - relu(u - 1) - 1`` to exactly
+    ``T_s(label of j*)``. Layer 2 queries that address (``eta2 T_s / sqrt(k)``, the paper's 1/k is a
+    typo) against the keys T(t) and reads the label. Paper inconsistencies fixed as the reading
+    notes list them: the constant is +3 (the text also says +2) and the label key is -6 (-2.3
+    in one formula).
+
+    ``addresses`` (2n x k sign vectors) default to rows of a Hadamard matrix (k = the power of 2
+    >= 2n: exactly orthogonal); random sign vectors (:func:`.near_orthogonal.sign_vectors`) give
+    the O(log N) width at the cost of a 1/gamma^2 factor (the self-exclusion term must not
+    disturb a gamma-margin).
+    """
+    validate.instance("nearest_neighbour", "task", task, NearestNeighbour)
+    gamma = validate.real("nearest_neighbour", "gamma", gamma, above=0.0)
+    L, dim = task.seq_len, task.dim
+    T = hadamard_addresses(L) if addresses is None else np.asarray(addresses, dtype=np.float64)
+    if T.shape[0] != L:
+        raise ValueError(f"nearest_neighbour: need {L} addresses (one per position), got {T.shape[0]}")
+    k = T.shape[1]
+    signs = 1.0 / math.sqrt(k)  # T = T_s / sqrt(k) for sign vectors
+    eta1 = 5.0 / (4.0 * gamma) * math.log(18 * L)
+    eta2 = 4.0 * math.log(18 * L)
+    x_, y_, c_ = slice(0, dim), dim, dim + 1
+    own, label, r, clipped = (slice(dim + 2 + i * k, dim + 2 + (i + 1) * k) for i in range(4))
+    out = dim + 2 + 4 * k
+    d = out + 1
+    config = AttentionConfig(d_model=d, n_out=2, n_layers=2, n_heads=1, d_head=dim + 1 + k, d_value=k,
+                             attention="softmax", qk="factored", attn_scale=1.0, combine="project", residual=True,
+                             d_mlp=2 * k, mlp_activation="relu", input="vectors", input_dim=dim + 2,
+                             embedding="linear", positions="learned", max_len=L, causal=True, readout="all",
+                             readout_bias=True)
+    W_in = np.zeros((dim + 2, d)); W_in[:dim, x_] = np.eye(dim); W_in[dim, y_] = 1.0; W_in[dim + 1, c_] = 3.0
+    b_in = np.zeros(d); b_in[c_] = -2.0
+    label_of = np.arange(L) | 1  # the label position that follows (itself for a label)
+    W_pos = np.zeros((L, d)); W_pos[:, own] = T; W_pos[:, label] = T[label_of]
+    e = dim + 1 + k
+    Q = np.zeros((1, d, e)); Q[0, x_, :dim] = eta1 * np.eye(dim); Q[0, c_, dim] = eta1  # c = 1 at a query
+    Q[0, own, dim + 1:] = -c1 * eta1 * np.eye(k)
+    K = np.zeros((1, d, e)); K[0, x_, :dim] = np.eye(dim); K[0, c_, dim] = 3.0; K[0, own, dim + 1:] = np.eye(k)
+    V = np.zeros((1, d, k)); V[0, label] = 2.0 / signs * np.eye(k)
+    O = np.zeros((1, k, d)); O[0, :, r] = np.eye(k)
+    M_in = np.zeros((d, 2 * k)); M_in[r, :k] = np.eye(k); M_in[r, k:] = np.eye(k)
+    M_b = np.concatenate([np.ones(k), -np.ones(k)])
+    M_out = np.zeros((2 * k, d)); M_out[:k, clipped] = np.eye(k); M_out[k:, clipped] = -np.eye(k)
+    M_bout = np.zeros(d); M_bout[clipped] = -1.0
+    Q2 = np.zeros((1, d, e)); Q2[0, clipped, :k] = eta2 * signs * np.eye(k)
+    K2 = np.zeros((1, d, e)); K2[0, own, :k] = np.eye(k)
+    V2 = np.zeros((1, d, k)); V2[0, y_, 0] = 1.0
+    O2 = np.zeros((1, k, d)); O2[0, 0, out] = 1.0
+    W_U = np.zeros((d, 2)); W_U[out, 1] = 1.0
+    b_U = np.array([0.5, 0.0])  # class 1 iff the retrieved label > 1/2
+    w = {"W_in": W_in, "b_in": b_in, "W_pos": W_pos, "layers.0.attn.W_Q": Q, "layers.0.attn.W_K": K,
+         "layers.0.attn.W_V": V, "layers.0.attn.W_O": O, "layers.0.mlp.W_in": M_in, "layers.0.mlp.b_in": M_b,
+         "layers.0.mlp.W_out": M_out, "layers.0.mlp.b_out": M_bout, "layers.1.attn.W_Q": Q2,
+         "layers.1.attn.W_K": K2, "layers.1.attn.W_V": V2, "layers.1.attn.W_O": O2,
+         "layers.1.mlp.W_in": np.zeros((d, 2 * k)), "layers.1.mlp.b_in": np.zeros(2 * k),
+         "layers.1.mlp.W_out": np.zeros((2 * k, d)), "layers.1.mlp.b_out": np.zeros(d), "W_U": W_U, "b_U": b_U}
+    model = build_model(config, dtype=dtype).set_weights({name: torch.from_numpy(v) for name, v in w.items()})
+    model.eta = (eta1, eta2)
+    return model
