@@ -1,0 +1,183 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,execution,mystnb
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (sep-training)=
+# # Separations in training: index lookup and bounded Dyck
+#
+# The constructions of {ref}`sep-constructions` say what a model *can* represent. Sec. 6 of
+# {cite}`bhattamishra2024separations` asks whether the same differences show when the models are
+# trained, at lengths where the lower bounds do not yet bite: (1) are one-layer transformers
+# better than larger recurrent models at index lookup? (2) are recurrent models and two-layer
+# transformers better than one-layer transformers at recognizing Dyck-(2,2)?
+#
+# The paper trains with Adam on fresh batches of 64 for up to 250k steps, lengths 20 to 400,
+# alphabets of 64 symbols, and reports the best of a learning-rate grid per model. Its figures
+# carry no numbers in the text, so we reproduce the qualitative claims only. On a CPU we run
+# the reduced configurations of the reading notes: a 4-symbol alphabet for index lookup (fewer
+# bits per token make the length effect visible at small $N$) at $N \le 40$, and Dyck-(2,2) at
+# $N \le 50$, each architecture with a small learning-rate grid and several seeds trained as one
+# ensemble of the library's trainer. The models are the library's transformer (pre-LayerNorm,
+# causal, four heads, learned positions, GPT-2 style as the paper's) and its LSTM.
+# State-space models (DSS, Mamba) and linear attention / RetNet are not in the library yet, so
+# their curves are missing here.
+
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
+import os, subprocess, sys
+REPO = "https://github.com/attention-by-construction/attention-by-construction"
+if "google.colab" in sys.modules:
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
+        subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
+    sys.path.insert(0, "/content/abc")
+import lib
+device = lib.setup_notebook(seed=0)
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import display
+
+from lib import claims, plots
+from lib.papers.bhattamishra2024 import sweeps
+from lib.plots import table
+
+plots.use_style()
+record = claims.Recorder(paper="bhattamishra2024", chapter="chapters/03_separations/02_training")
+
+
+def best_table(result):
+    """Final accuracy at length N at each architecture's best learning rate (mean over seeds)."""
+    rows = [{"model": p["point"]["arch"], "N": p["point"]["length"], "best lr": p["result"]["best_lr"],
+             "accuracy at length N": p["result"]["best_final"], "parameters": p["result"]["params"],
+             **{f"lr {lr}": v for lr, v in p["result"]["final_by_lr"].items()}} for p in result.points]
+    return pd.DataFrame(rows)
+
+
+def curves_panel(result, length, ax, title):
+    """Each architecture's accuracy curves at its best learning rate (mean and seeds)."""
+    for arch in result.config["archs"]:
+        steps, acc, lr = sweeps.best_curves(result, arch, length)
+        line, = ax.plot(steps, acc.mean(0), label=f"{arch}, lr {lr:g}")
+        for seed_curve in acc:
+            ax.plot(steps, seed_curve, color=line.get_color(), alpha=0.25, lw=0.8)
+    ax.set(xlabel="training step", ylabel=f"accuracy at length {length}", ylim=(0, 1.02), title=title)
+
+
+# %% [markdown]
+# (sep-fig2ab)=
+# ## Figure 2a-b: index lookup
+#
+# A one-layer transformer of width 32 against an LSTM of width 64 (twice as wide), trained on
+# lengths $n \sim U\{5..N\}$ and evaluated at length exactly $N$. Chance is 1/4.
+
+# %%
+idx = sweeps.result("index_lookup")
+idx_table = best_table(idx)
+display(table(idx_table, index=False))
+lengths = idx.config["lengths"]
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+for arch in idx.config["archs"]:
+    part = idx_table[idx_table["model"] == arch]
+    axes[0].plot(part["N"], part["accuracy at length N"], marker="o", label=arch)
+axes[0].axhline(1 / idx.config["n_symbols"], color="0.5", ls=":", lw=1, label="chance")
+axes[0].set(xlabel="length N", ylabel="accuracy at length N (best lr)", ylim=(0, 1.02),
+            title="Figure 2a (reduced): accuracy against length")
+axes[0].legend(fontsize=8)
+curves_panel(idx, max(lengths), axes[1], f"Figure 2b (reduced): validation at N = {max(lengths)}")
+axes[1].legend(fontsize=8)
+plots.stamp(fig, f"{idx.label()}; |Σ| = {idx.config['n_symbols']}, {len(idx.config['seeds'])} seeds x "
+            f"{len(idx.config['lrs'])} learning rates per model, {idx.config['steps']} steps of batch 64")
+plt.show()
+
+# %%
+tf_idx = idx_table[idx_table["model"].str.startswith("TF")].set_index("N")["accuracy at length N"]
+rnn_idx = idx_table[idx_table["model"].str.startswith("LSTM")].set_index("N")["accuracy at length N"]
+longest = max(lengths)
+idx_sep = bool(tf_idx[longest] >= 0.9 and rnn_idx[longest] <= 0.6)
+idx_trend = bool(len(lengths) > 1 and rnn_idx[min(lengths)] > rnn_idx[longest] + 0.3
+                 and tf_idx[longest] >= tf_idx[min(lengths)] - 0.1)
+record(ref="Figure 2a-b", label="sep-fig2ab", result=idx,
+       statement="1-layer transformers learn index lookup at every length; recurrent models degrade with length "
+                 "and fail at the longer lengths at every learning rate",
+       paper_value="TF-(1,64) near-perfect up to N = 400; LSTM, DSS, Mamba, RetNet (up to 6 x 256) degrade beyond ~100 "
+                   "(figures, no numbers)",
+       ours=f"|Σ| = {idx.config['n_symbols']}, N = {', '.join(map(str, lengths))}: TF-(1,32) "
+       f"{', '.join(f'{v:.2f}' for v in tf_idx)}; LSTM-(1,64) {', '.join(f'{v:.2f}' for v in rnn_idx)} "
+       f"(best of {len(idx.config['lrs'])} learning rates, mean of {len(idx.config['seeds'])} seeds)",
+       passed=idx_sep and idx_trend, partly=idx_sep,
+       reduced=f"|Σ| = 4 and N <= {longest} instead of |Σ| = 64 and N <= 400; {idx.config['steps']} steps",
+       substitute="LSTM only (DSS, Mamba, RetNet and linear attention not in the library yet)")
+
+# %% [markdown]
+# At the same step budget the transformer reads the queried symbol at every length, while the
+# LSTM, twice as wide, falls towards chance as $N$ grows, at each learning rate of its grid (the
+# table's columns): the paper's qualitative picture, at lengths ten times shorter. The lower
+# bound does not force this: an LSTM of 64 units with 32-bit numbers could hold $2^{11}$ bits,
+# far more than the $2 \times 40$ bits of a length-40 string. What the experiment shows is what
+# is *learned* in a budget, which is how the paper frames it too.
+
+# %% [markdown]
+# (sep-fig2c)=
+# ## Figure 2c: Dyck-(2,2)
+#
+# Strings of exactly $N$ brackets, half members (the paper's generator) and half corrupted
+# members; chance is 1/2. One- and two-layer transformers of width 64 against an LSTM of
+# width 32.
+
+# %%
+dyck = sweeps.result("dyck")
+dyck_table = best_table(dyck)
+display(table(dyck_table, index=False))
+dyck_lengths = dyck.config["lengths"]
+fig, axes = plt.subplots(1, len(dyck_lengths), figsize=(5 * len(dyck_lengths), 3.6), squeeze=False)
+for ax, n in zip(axes[0], dyck_lengths):
+    curves_panel(dyck, n, ax, f"Figure 2c (reduced): Dyck-(2,2), N = {n}")
+    ax.axhline(0.5, color="0.5", ls=":", lw=1)
+axes[0][0].legend(fontsize=8)
+plots.stamp(fig, f"{dyck.label()}; {len(dyck.config['seeds'])} seeds x {len(dyck.config['lrs'])} learning rates "
+            f"per model, {dyck.config['steps']} steps of batch 64")
+plt.show()
+
+# %%
+final = dyck_table.set_index(["model", "N"])["accuracy at length N"]
+n_long = max(dyck_lengths)
+tf1 = [a for a in dyck.config["archs"] if a.startswith("TF-(1")][0]
+tf2 = [a for a in dyck.config["archs"] if a.startswith("TF-(2")]
+lstm = [a for a in dyck.config["archs"] if a.startswith("LSTM")][0]
+lstm_beats = bool(final[(lstm, n_long)] >= 0.95 and final[(tf1, n_long)] <= final[(lstm, n_long)] - 0.2)
+tf2_beats = bool(tf2 and final[(tf2[0], n_long)] >= 0.95)
+record(ref="Figure 2c", label="sep-fig2c", result=dyck,
+       statement="LSTMs and 2-layer transformers recognize Dyck-(2,2) up to long lengths; 1-layer transformers "
+                 "struggle beyond ~100 and learn more slowly",
+       paper_value="TF-(2,64) and LSTM near-perfect to N = 400; TF-(1,256) near-perfect to ~100, then struggles "
+                   "(figures, no numbers)",
+       ours="; ".join(f"{a} {final[(a, n_long)]:.2f}" for a in dyck.config["archs"]) + f" at N = {n_long}",
+       passed=lstm_beats and tf2_beats, partly=lstm_beats,
+       reduced=f"N <= {n_long} and {dyck.config['steps']} steps instead of N <= 400 and up to 250k steps")
+
+# %% [markdown]
+# The LSTM separates from the one-layer transformer at equal steps, the paper's main point for
+# Dyck (its lower bound is for one-layer transformers against nonlinear RNNs). Whether the
+# two-layer transformer also learns the language within the CPU budget is the second half of
+# the claim; the verdict above says whether it did here. The paper runs 250k steps; the reading
+# notes found no reliable TF-2 vs TF-1 separation within a minute of CPU at $N = 50$.
