@@ -5,11 +5,15 @@ models (index lookup, bounded Dyck, equality, nearest neighbour).
 module              what
 ==================  =====================================================================
 ``near_orthogonal`` Lemma 2: nearly orthogonal sign vectors, k_min, the temperature they need
-``constructions``   Theorem 1 (index lookup, 1 layer) and Theorem 6 (INEQ, 2 layers), loaded
-                    into the library's attention stack
+``constructions``   Theorems 1 (index lookup, 1 layer), 6 (INEQ), 13 (thresholds of sparse
+                    features: DISJ, INEQ) and 7 (nearest neighbour), all loaded into the
+                    library's attention stack
 ``dyck_rnn``        the constant-size ReLU RNN for Dyck-(2, 2), loaded into the recurrent family
 ``lower_bounds``    the communication arguments made numerical: Theorem 4's protocol, Lemma 1's
                     fooling set and matrix ranks, Myhill-Nerode classes, linear RNN rank,
                     the information bound and the widths the bounds imply
+``sweeps``          Figure 2a-c as named sweeps (transformers vs LSTMs, learning-rate grids)
 ==================  =====================================================================
+
+Run a sweep: ``python -m lib.papers.bhattamishra2024 SCALE [NAME ...]`` (``list`` shows them).
 """
