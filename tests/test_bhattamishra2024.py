@@ -159,3 +159,15 @@ def test_a_one_layer_transformer_learns_index_lookup_faster_than_an_lstm_at_smok
     assert tf["best_final"] >= 0.9 and lstm["best_final"] <= 0.7  # 100 steps; chance is 0.25
     with pytest.raises(ValueError, match="unknown model"):
         sweeps.architecture("GRU-(1,8)", 4, 2, 8)
+
+
+def test_lemma5_any_balanced_split_is_compared_exactly_by_two_layers():
+    task = PairFunction(half_length=4, function="ineq")
+    everything = task.enumerate()
+    for alice in ([0, 2, 5, 7], [4, 5, 6, 7], [1, 3, 4, 6]):
+        bob = [i for i in range(8) if i not in alice]
+        target = (everything.x[:, alice] != everything.x[:, bob]).any(1).long()
+        model = constructions.inequality(task, 40, alice=alice)
+        assert torch.equal(predict(model, everything.x).argmax(-1), target)
+    with pytest.raises(ValueError, match="distinct positions"):
+        constructions.inequality(task, 40, alice=[0, 0, 1, 2])

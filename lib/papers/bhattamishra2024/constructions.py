@@ -130,7 +130,7 @@ def inequality_config(task: PairFunction, k: int) -> AttentionConfig:
 
 
 def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0,
-               dtype: torch.dtype = torch.float64) -> AttentionModel:
+               dtype: torch.dtype = torch.float64, alice=None) -> AttentionModel:
     """Theorem 6 (App. F.2): a 2-layer transformer of width O(log N) computing INEQ(a, b) =
     1[a != b] for ``x = (a, b) in {0,1}^N`` (class 1: the halves differ).
 
@@ -142,6 +142,10 @@ def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0
     Layer 2: zero queries make attention uniform, so the last position reads the mean of the
     XORs, m = (#mismatches)/N; its MLP writes ``relu(N m) - relu(N m - 1)``, 1 iff some position
     differs; the read-out compares it with 1/2.
+
+    ``alice`` (Lemma 5): any N/2 positions (0-based); the model then compares Alice's positions,
+    in order, with the other half's, 1[x_{S_A} != x_{S_B}] (the task's labels hold for the
+    default split into halves only).
     """
     validate.instance("inequality", "task", task, PairFunction)
     if task.function != "ineq":
@@ -154,7 +158,16 @@ def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0
     d = config.d_model
     bit, copied, one, xor, mean, answer = 0, 1, 2 + 2 * k, 3 + 2 * k, 4 + 2 * k, 5 + 2 * k
     address, partner = slice(2, 2 + k), slice(2 + k, 2 + 2 * k)
-    partner_of = np.array([i if i < h else i - h for i in range(N)])
+    if alice is None:
+        partner_of = np.array([i if i < h else i - h for i in range(N)])
+    else:
+        first = sorted(int(i) for i in alice)
+        second = [i for i in range(N) if i not in set(first)]
+        if len(first) != h or len(set(first)) != h or not all(0 <= i < N for i in first):
+            raise ValueError(f"inequality: alice must be {h} distinct positions in [0, {N})")
+        partner_of = np.arange(N)
+        for a, b in zip(first, second):
+            partner_of[max(a, b)] = min(a, b)  # the later of a pair attends to the earlier (causal)
     W_E = np.zeros((2, d))
     W_E[1, bit] = 1.0
     W_pos = np.zeros((N, d))
