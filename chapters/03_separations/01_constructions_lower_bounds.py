@@ -439,9 +439,10 @@ assert thm7_ok
 record(ref="Theorem 7", label="sep-thm7",
        statement="a 2-layer transformer of width O(log N) implements the nearest-neighbour rule (MQAR included)",
        paper_value="exact, width O(log N)",
-       ours=f"0 errors with orthogonal addresses (MQAR and unit vectors with margin >= 0.01); random sign "
-       f"addresses at margin 1/4 need k ~ {max(jl_ks)} for c1 = 3 (error {err[(3.0, max(jl_ks))]:.3f}), while "
-       f"c1 = 10 errs {err[(10.0, max(jl_ks))]:.3f} there: the width grows as c1^2 log N / gamma^2",
+       ours=f"0 errors with orthogonal addresses (MQAR and unit vectors with margin >= 0.01); with random sign "
+       f"addresses at margin 1/4, error at k = {', '.join(map(str, jl_ks))}: c1 = 3 "
+       f"{', '.join(f'{err[(3.0, k)]:.3f}' for k in jl_ks)}, c1 = 10 {', '.join(f'{err[(10.0, k)]:.3f}' for k in jl_ks)} "
+       "(the width grows as c1^2 log N / gamma^2)",
        passed=thm7_ok, note="fixed: +3 (text also +2), label key -6 (text -2.3), layer-2 query T_s/sqrt(k)")
 
 # %% [markdown]
@@ -665,7 +666,8 @@ assert thm12_ok and lemma5_ok
 record(ref="Theorem 12", label="sep-thm12",
        statement="a 1-layer transformer computing EQ on {0,1}^N has mpH = Ω(N)",
        paper_value="Theorem 4 + Fact 2 (EQ needs N/2 bits)",
-       ours=f"EQ's matrix has rank 2^(N/2) (DISJ's {', '.join(map(str, cc['DISJ rank']))}) for N = "
+       ours=f"EQ's matrix has rank 2^(N/2) (DISJ's {', '.join(map(str, cc['DISJ rank']))}, 2^(N/2) - 1: the "
+       f"empty set's row is zero) for N = "
        f"{', '.join(map(str, cc['N']))}, and the protocol of Theorem 4 is exact", passed=thm12_ok)
 record(ref="Lemma 5 and Corollary 13.1", label="sep-thm12",
        statement="for every balanced partition a 2-layer log-width transformer computes a function needing N/2 bits "
