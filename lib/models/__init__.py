@@ -10,6 +10,7 @@ module                      family
 :mod:`.attention`           the configurable attention stack (:class:`AttentionConfig`)
 :mod:`.mlp`                 an MLP on the flattened sequence (:class:`MLPConfig`)
 :mod:`.recurrent`           Elman (ReLU/tanh) RNNs and LSTMs (:class:`RecurrentConfig`)
+:mod:`.ssm`                 DSS, selective SSM (Mamba), RetNet / linear attention (:class:`SSMConfig`)
 ==========================  =============================================================
 
 A new family (recurrent networks, state-space models) is one module with a frozen config
@@ -28,7 +29,7 @@ from .. import lazy_exports
 from .base import Model, accuracy, build_model, predict
 
 _EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp",
-            "RecurrentConfig": "recurrent", "RecurrentModel": "recurrent"}
+            "RecurrentConfig": "recurrent", "RecurrentModel": "recurrent", "SSMConfig": "ssm", "SSMModel": "ssm"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
