@@ -12,7 +12,10 @@ sweep              what
 =================  ========================================================================
 ``index_lookup``   Figure 2a/2b: accuracy against length and training curves (|Σ| = 4 on a
                    CPU, where the length effect shows at small N; the paper's |Σ| = 64)
+``index_lookup_ssm`` the same for DSS, Mamba and RetNet (fewer members: slow on a CPU)
 ``dyck``           Figure 2c: Dyck-(2,2), 1- and 2-layer transformers against an LSTM
+``equality``       Figure 4: string equality, Eq-random / Eq-one (classification) and Eq-ncp
+                   (copy after [sep]; a string counts when all of it is right)
 =================  ========================================================================
 
 ``python -m lib.papers.bhattamishra2024 SCALE [NAME ...]`` runs them.
@@ -20,11 +23,12 @@ sweep              what
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from ... import scale as _scale
-from ...models import AttentionConfig, RecurrentConfig
+from ...models import AttentionConfig, RecurrentConfig, SSMConfig
 from ...results import Result, Sweep
-from ...tasks import BoundedDyck, VariableLengthIndexLookup
+from ...tasks import IGNORE, BoundedDyck, StringEquality, VariableLengthIndexLookup
 from ...train import TrainConfig, train
 
 
@@ -32,19 +36,25 @@ def _pick(scale: str, smoke, default, paper):
     return _scale.pick(smoke=smoke, default=default, paper=paper, scale=scale)
 
 
-def architecture(name: str, vocab_size: int, n_out: int, max_len: int):
-    """The model config for a paper-style label ``"TF-(layers,width)"`` or ``"LSTM-(layers,width)"``:
-    a GPT-2-style pre-LayerNorm causal transformer (4 heads, MLP 4x, learned positions) or an LSTM."""
+def architecture(name: str, vocab_size: int, n_out: int, max_len: int, readout: str = "last"):
+    """The model config for a paper-style label ``"KIND-(layers,width)"``: ``TF`` a GPT-2-style
+    pre-LayerNorm causal transformer (4 heads, MLP 4x, learned positions), ``LSTM``, or a
+    state-space / linear-attention stack (``DSS``, ``Mamba``, ``RetNet``, ``LinearTF``; pre-LN
+    blocks with an MLP 2x, state size 16)."""
     kind, sizes = name.split("-", 1)
     layers, width = (int(v) for v in sizes.strip("()").split(","))
     if kind == "TF":
         return AttentionConfig(d_model=width, n_out=n_out, n_layers=layers, n_heads=4, d_mlp=4 * width, norm="pre",
                                causal=True, vocab_size=vocab_size, positions="learned", max_len=max_len,
-                               readout="last", readout_bias=True)
+                               readout=readout, readout_bias=True)
     if kind == "LSTM":
         return RecurrentConfig(d_model=width, n_out=n_out, cell="lstm", n_layers=layers, vocab_size=vocab_size,
-                               max_len=max_len)
-    raise ValueError(f"architecture: unknown model {name!r}; use TF-(L,d) or LSTM-(L,d)")
+                               max_len=max_len, readout=readout)
+    mixers = {"DSS": "dss", "Mamba": "mamba", "RetNet": "retnet", "LinearTF": "linear"}
+    if kind in mixers:
+        return SSMConfig(d_model=width, n_out=n_out, mixer=mixers[kind], n_layers=layers, d_state=16,
+                         d_mlp=2 * width, vocab_size=vocab_size, max_len=max_len, readout=readout)
+    raise ValueError(f"architecture: unknown model {name!r}; use TF, LSTM, DSS, Mamba, RetNet or LinearTF-(L,d)")
 
 
 def _train_point(config: dict, arch: str, task, eval_task, device=None, stop_after=None) -> dict:
@@ -52,18 +62,31 @@ def _train_point(config: dict, arch: str, task, eval_task, device=None, stop_aft
     ``eval_task``, and the learning rate with the best mean final accuracy."""
     seeds, lrs = config["seeds"], config["lrs"]
     members = [(s, lr) for lr in lrs for s in seeds]
-    model = architecture(arch, len(task.vocab), task.n_classes, task.seq_len)
+    model = architecture(arch, len(task.vocab), task.n_classes, task.seq_len,
+                         "all" if task.target == "tokens" else "last")
     recipe = TrainConfig(steps=config["steps"], lr=tuple(lr for _, lr in members), batch_size=config["batch_size"],
                          eval_every=config["eval_every"], eval_size=config["eval_size"])
     run = train(model, [1000 * i + s for i, (s, _) in enumerate(members)], recipe, task, evals={"test": eval_task},
                 device=device, progress=False, stop_after=stop_after)
     acc = run.metrics["test"]["acc"]
+    extra = {}
+    if task.target == "tokens":  # a string counts only if every scored position is right (Eq-ncp)
+        batch = eval_task.sample(config["eval_size"], seed=12345)
+        strings = []
+        for i in range(len(members)):
+            model_i = run.model(i).eval()
+            with torch.no_grad():
+                wrong = (model_i(batch.x).argmax(-1) != batch.y) & (batch.y != IGNORE)
+            strings.append(float((~wrong.any(1)).double().mean()))
+        extra["string_acc"] = strings
+        acc = acc.copy()
+        acc[:, -1] = strings  # the final point of each curve is the string accuracy
     final = {lr: float(np.mean([acc[i, -1] for i, (_, l) in enumerate(members) if l == lr])) for lr in lrs}
     best = max(lrs, key=lambda lr: final[lr])
     return {"eval_steps": run.eval_steps, "acc": acc.tolist(), "lr": [lr for _, lr in members],
             "seed": [s for s, _ in members], "final_by_lr": {str(lr): v for lr, v in final.items()},
             "best_lr": best, "best_final": final[best], "params": int(sum(p.numel() for p in run.model(0).parameters())),
-            "wall_s": run.wall_s}
+            "wall_s": run.wall_s, **extra}
 
 
 # ----------------------------------------------------------------------------- index lookup
@@ -78,6 +101,19 @@ def index_lookup(scale: str) -> tuple[dict, list[dict]]:
         eval_size=_pick(scale, 256, 1000, 5000))
     grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]]
     return config, grid
+
+
+def index_lookup_ssm(scale: str) -> tuple[dict, list[dict]]:
+    """Figure 2a-b's state-space and linear-attention models, a sweep of their own: on a CPU their
+    plain-PyTorch forms cost 10-50x a transformer's step (measured: DSS-(2,64) 0.67 s, RetNet-(2,64)
+    0.47 s, Mamba-(2,32) 2.3 s per step of 6 members at N = 40, on 2 busy cores), so they get one
+    seed and two learning rates at default scale."""
+    config, _ = index_lookup(scale)
+    config.update(archs=_pick(scale, ["DSS-(2,16)"], ["DSS-(2,64)", "RetNet-(2,64)", "Mamba-(2,32)"],
+                              ["DSS-(6,256)", "Mamba-(6,256)", "RetNet-(6,256)", "LinearTF-(6,256)"]),
+                  seeds=[0] if scale != "paper" else config["seeds"],
+                  lrs=_pick(scale, [3e-3], [1e-3, 3e-3], config["lrs"]))
+    return config, [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]]
 
 
 def run_index_lookup(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
@@ -111,11 +147,41 @@ def run_dyck(config: dict, points: list[dict], *, scale: str, device=None, stop_
     return out
 
 
+# ----------------------------------------------------------------------------- string equality
+def equality(scale: str) -> tuple[dict, list[dict]]:
+    config = dict(
+        variants=_pick(scale, ["random"], ["random", "one", "ncp"], ["random", "one", "ncp"]),
+        n_symbols={"random": 2, "one": _pick(scale, 8, 16, 1024), "ncp": _pick(scale, 8, 16, 1024)},
+        lengths=_pick(scale, [10], [10, 20, 40], [20, 50, 100, 200, 400]),
+        archs=_pick(scale, ["TF-(2,32)", "LSTM-(1,32)"], ["TF-(2,32)", "LSTM-(1,64)"],
+                    ["TF-(2,64)", "LSTM-(1,64)", "DSS-(2,64)", "Mamba-(2,64)"]),
+        seeds=list(range(_pick(scale, 1, 2, 3))), lrs=_pick(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
+        steps=_pick(scale, 100, 1000, 20000), batch_size=64, eval_every=_pick(scale, 50, 100, 1000),
+        eval_size=_pick(scale, 256, 1000, 5000))
+    grid = [{"variant": v, "arch": a, "length": n} for v in config["variants"] for a in config["archs"]
+            for n in config["lengths"]]
+    return config, grid
+
+
+def run_equality(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
+    out = []
+    for point in points:
+        v, n = point["variant"], point["length"]
+        task = StringEquality(config["n_symbols"][v], n, variant=v)
+        exact = StringEquality(config["n_symbols"][v], n, variant=v, min_length=n)
+        out.append(_train_point(config, point["arch"], task, exact, device, stop_after))
+    return out
+
+
 SWEEPS: dict[str, Sweep] = {
     "index_lookup": Sweep("bhattamishra2024", "index_lookup", index_lookup, run_index_lookup, truncatable=True,
                           about="Figure 2a/2b: index lookup, 1-layer transformer vs LSTM, accuracy against length"),
+    "index_lookup_ssm": Sweep("bhattamishra2024", "index_lookup_ssm", index_lookup_ssm, run_index_lookup,
+                              truncatable=True, about="Figure 2a-b: DSS, Mamba and RetNet on index lookup"),
     "dyck": Sweep("bhattamishra2024", "dyck", dyck, run_dyck, truncatable=True,
                   about="Figure 2c: Dyck-(2,2), 1- and 2-layer transformers vs LSTM"),
+    "equality": Sweep("bhattamishra2024", "equality", equality, run_equality, truncatable=True,
+                      about="Figure 4: string equality (Eq-random, Eq-one, Eq-ncp), transformers vs recurrent models"),
 }
 
 
