@@ -63,7 +63,7 @@ from IPython.display import display
 
 from lib import claims, plots, scale
 from lib.models import accuracy, predict
-from lib.papers.bhattamishra2024 import constructions, lower_bounds, near_orthogonal
+from lib.papers.bhattamishra2024 import constructions, lower_bounds, near_orthogonal, sweeps
 from lib.papers.bhattamishra2024.dyck_rnn import dyck_rnn
 from lib.plots import table
 from lib.tasks import BoundedDyck, NearestNeighbour, PairFunction, StringEquality, VariableLengthIndexLookup
@@ -509,7 +509,7 @@ for row in split_batch.x:
 thm2_ok = agree == len(split_batch) and len(states_sent) <= 32
 print(f"Bob's answer equals the RNN's on {agree}/{len(split_batch)} strings; {len(states_sent)} distinct states sent")
 assert thm2_ok
-record(ref="Theorem 2", label="sep-dyck-rnn",
+record(ref="Theorem 2 (the Dyck RNN as a protocol)", label="sep-dyck-rnn",
        statement="an RNN with an mp-bit state gives a one-way protocol of mp bits for any prefix/suffix split",
        paper_value="exact protocol", ours=f"Dyck RNN split after {cut} of 40 symbols: Bob's output equals the RNN's on "
        f"{agree}/{len(split_batch)} strings; the message is one of 32 one-hot states (5 bits)", passed=thm2_ok)
@@ -682,38 +682,66 @@ record(ref="Lemma 5 and Corollary 13.1", label="sep-thm12",
 # Theorem 2: a recurrent model with an $mp$-bit state gives a one-way protocol of $mp$ bits for
 # any prefix/suffix split; Alice runs the prefix and sends the state. For index lookup Bob holds
 # only the index, so the state must carry the whole prefix: INDEX needs $N$ bits one way, hence
-# $m \ge N/p$ (Theorem 3). Two exact pictures of this:
+# $m \ge N/p$ (Theorem 3). Three exact pictures of this:
 #
 # * a *linear* recurrence ends in $h_N = Mx$ with $\mathrm{rank}\,M \le m$; the best affine
 #   read-out of the $N$ bits from it has mean squared error $(N - \mathrm{rank}\,M)/(4N)$ per bit,
 #   zero only once $m \ge N$ (with infinite precision one real number could store every bit,
 #   which is why the theorem counts bits);
 # * any $b$-bit message about uniform $x \in \{0,1\}^N$ lets Bob read a random bit with accuracy
-#   at most $1 - h^{-1}(1 - b/N)$ (Fano), which falls towards 1/2 as $N$ grows at fixed $b$.
-#
-# A trained LSTM sent through this protocol with a quantized state (the reading notes' demo) is
-# not in the book yet.
+#   at most $1 - h^{-1}(1 - b/N)$ (Fano), which falls towards 1/2 as $N$ grows at fixed $b$;
+# * a trained LSTM run as the protocol (below): Alice feeds the $N$ bits and sends her final
+#   state $(h, c)$, each number quantized to $b$ bits; Bob feeds the index token from it. Every
+#   one of the $2^N$ strings is Alice's input and every index Bob's, so the accuracy is exact.
+#   Messages shorter than $N$ bits (the $k$ most variable state numbers, the rest replaced by
+#   their mean) must stay under the information bound; and a message that gives 100% must take
+#   $2^N$ distinct values (injectivity).
 
 # %%
 widths = [4, 8, 16, 24, 31, 32, 48]
 lin = pd.DataFrame([{"state width m": m, **dict(zip(("MSE per bit", "rank M"), lower_bounds.linear_state_mse(32, m)))}
                     for m in widths])
 lin["(N - rank)/(4N)"] = (32 - lin["rank M"]) / (4 * 32)
-print("Linear recurrences over N = 32 bits: the best affine read-out")
 display(table(lin, index=False))
 fano = pd.DataFrame([{"N": n, **{f"{b}-bit state": round(lower_bounds.index_accuracy_bound(b, n), 3)
                                  for b in (32, 128, 512)}} for n in (64, 256, 1024, 4096)])
-print("The most accuracy a b-bit state allows on binary index lookup")
 display(table(fano, index=False))
 linear_ok = bool(np.allclose(lin["MSE per bit"], lin["(N - rank)/(4N)"], atol=1e-9)
                  and ((lin["MSE per bit"] > 1e-6) == (lin["state width m"] < 32)).all())
-assert linear_ok
-record(ref="Theorem 3 (linear recurrences, information bound)", label="sep-linear-rnn",
-       statement="a recurrent model doing index lookup at length N needs a state of >= N bits",
-       paper_value="m >= N/p", ours="linear recurrences: read-out error (N - rank)/(4N) exactly, zero iff m >= N; "
-       f"a 128-bit state allows at most {lower_bounds.index_accuracy_bound(128, 1024):.3f} at N = 1024 "
-       "(the trained-LSTM protocol is not run yet)",
-       passed=False, partly=linear_ok)
+
+# %%
+protocol = sweeps.result("lstm_protocol")
+proto = protocol.points[0]["result"]
+n_bits = protocol.config["length"]
+full = pd.DataFrame(proto["rows"])
+short = pd.DataFrame(proto["short"])
+print(f"{protocol.config['arch']} trained on binary index lookup at N = {n_bits}; Alice's message by bits per number:")
+display(table(full, index=False))
+print("messages shorter than N bits:")
+display(table(short, index=False))
+fig, ax = plt.subplots(figsize=(5, 3.2))
+ax.plot(short["message_bits"], short["accuracy"], "o", label="trained LSTM, short message")
+grid_bits = np.arange(0, n_bits + 1)
+ax.plot(grid_bits, [lower_bounds.index_accuracy_bound(b, n_bits) for b in grid_bits], "-", color="0.3",
+        label="information bound 1 - h⁻¹(1 - b/N)")
+ax.set(xlabel="message bits b", ylabel="accuracy over all strings and indices", ylim=(0.45, 1.02),
+       title=f"Theorems 2-3: Alice's message, N = {n_bits}")
+ax.legend(fontsize=8)
+plots.stamp(fig, protocol.label())
+plt.show()
+exact_state = full[full["bits_per_number"].isna()].iloc[0]
+under_bound = bool((short["accuracy"] <= short["bound"] + 1e-12).all())
+injective = bool(exact_state["accuracy"] < 1.0 or exact_state["distinct_messages"] == 2**n_bits)
+thm3_ok = linear_ok and under_bound and injective and exact_state["accuracy"] >= 0.95
+assert linear_ok and under_bound and injective
+record(ref="Theorem 3 and Theorem 2", label="sep-linear-rnn",
+       statement="a recurrent model doing index lookup at length N needs a state of >= N bits: its state is a "
+                 "one-way message, and a message of b < N bits caps the accuracy at 1 - h^-1(1 - b/N)",
+       paper_value="m >= N/p", ours=f"trained {protocol.config['arch']} at N = {n_bits}: full state "
+       f"{exact_state['accuracy']:.3f} over all {n_bits * 2**n_bits:,} instances with {exact_state['distinct_messages']:,} "
+       f"distinct messages (2^N = {2**n_bits:,}); every message of b < N bits under the bound "
+       f"(best {short['accuracy'].max():.3f}); linear recurrences: error (N - rank)/(4N) exactly, zero iff m >= N",
+       passed=thm3_ok, partly=linear_ok and under_bound)
 
 # %% [markdown]
 # (sep-implied-widths)=

@@ -14,7 +14,8 @@ chosen unit):
   biases sum to ``b_h`` (``tests/test_models.py`` checks the two against each other).
 
 ``readout="last"`` classifies a sequence from the last state, ``"all"`` reads every position.
-The cache holds every layer's states (``layers.l.states``, ``(B, n, H)``).
+The cache holds every layer's states (``layers.l.states``, ``(B, n, H)``) and its final ``(h, c)``
+(``layers.l.final``); ``model(x, state=...)`` continues from given final states.
 """
 from __future__ import annotations
 
@@ -81,25 +82,27 @@ class RecurrentLayer(nn.Module):
         self.b_h = nn.Parameter(torch.zeros(g * H))
         self.b_h0 = nn.Parameter(torch.zeros(H))
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """States ``(B, n, H)`` for inputs ``(B, n, H)``."""
+    def forward(self, x: torch.Tensor, state: tuple | None = None) -> tuple[torch.Tensor, tuple]:
+        """States ``(B, n, H)`` for inputs ``(B, n, H)``, and the final state ``(h, c)`` (``c`` None
+        for an Elman cell). ``state`` starts from a given ``(h, c)`` instead of ``(b_h0, 0)``."""
         B, n, H = x.shape
         drive = x @ self.W_ih + self.b_h  # every step's input part at once
-        h = self.b_h0.expand(B, H)
+        h = self.b_h0.expand(B, H) if state is None else state[0]
         states = []
+        c = None
         if self.config.cell == "elman":
             act = ACTIVATIONS[self.config.activation]
             for x_t in drive.unbind(1):  # unbind, not drive[:, t]: no full-size gradient per step
                 h = act(h @ self.W_hh + x_t)
                 states.append(h)
         else:
-            c = torch.zeros_like(h)
+            c = torch.zeros_like(h) if state is None else state[1]
             for x_t in drive.unbind(1):
                 i, f, g, o = (h @ self.W_hh + x_t).chunk(4, dim=-1)
                 c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
                 h = torch.sigmoid(o) * torch.tanh(c)
                 states.append(h)
-        return torch.stack(states, dim=1)
+        return torch.stack(states, dim=1), (h, c)
 
 
 class RecurrentModel(Model):
@@ -113,14 +116,18 @@ class RecurrentModel(Model):
         add_readout_weights(self, config.d_model, config.n_out, config.readout_bias)
         self.reset_parameters(seed)
 
-    def forward(self, x: torch.Tensor, cache: dict | None = None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cache: dict | None = None, state: list | None = None) -> torch.Tensor:
+        """Logits; ``state`` (one ``(h, c)`` per layer) continues from a given state, and the cache
+        records every layer's states and its final ``(h, c)`` (``layers.l.final``): how a sequence
+        is split between two parties (Theorem 2 of Bhattamishra et al.)."""
         h = embed(self, self.config, x, self.W_U.dtype)
         if cache is not None:
             cache["embed"] = h.detach()
         for i, layer in enumerate(self.layers):
-            h = layer(h)
+            h, final = layer(h, None if state is None else state[i])
             if cache is not None:
                 cache[f"layers.{i}.states"] = h.detach()
+                cache[f"layers.{i}.final"] = final
         if self.config.readout == "last":
             h = h[:, -1]
         return read_out(self, h, self.config.readout_bias)

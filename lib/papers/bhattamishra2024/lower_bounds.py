@@ -36,6 +36,13 @@ from ...tasks.dyck import is_member
 
 
 # ----------------------------------------------------------------------------- precision
+def uniform_quantize(t: torch.Tensor, bits: int, bound: float) -> torch.Tensor:
+    """``t`` clipped to [-bound, bound] and rounded to the nearest of ``2^bits`` evenly spaced levels:
+    a state of m numbers sent this way costs ``m * bits`` bits."""
+    levels = 2**bits - 1
+    return torch.round((t.clamp(-bound, bound) + bound) / (2 * bound) * levels) / levels * 2 * bound - bound
+
+
 def fixed_point(x, frac_bits: int = 12) -> np.ndarray:
     """``x`` rounded *down* to the grid of step ``2^-frac_bits`` (App. B.2)."""
     frac_bits = validate.integer("fixed_point", "frac_bits", frac_bits, minimum=1, maximum=40)

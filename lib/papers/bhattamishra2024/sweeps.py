@@ -173,6 +173,67 @@ def run_equality(config: dict, points: list[dict], *, scale: str, device=None, s
     return out
 
 
+# ----------------------------------------------------------------------------- Theorem 3's protocol
+def lstm_protocol(scale: str) -> tuple[dict, list[dict]]:
+    config = dict(length=_pick(scale, 8, 14, 20), arch=_pick(scale, "LSTM-(1,16)", "LSTM-(1,32)", "LSTM-(1,64)"),
+                  steps=_pick(scale, 400, 6000, 20000), lr=3e-3, batch_size=64, seed=0,
+                  bits=[1, 2, 3, 4, 6, 8, 12], short_units=[1, 2, 3, 4, 6, 8, 12])
+    return config, [{"length": config["length"]}]
+
+
+def run_lstm_protocol(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
+    """Theorems 2-3 with a trained LSTM: train it on binary index lookup at length N, then run
+    every one of the 2^N strings as Alice (her final (h, c), each number quantized to b bits, is
+    the whole message) and every index as Bob (he continues from the message). Accuracy over all
+    N 2^N instances against the information bound for a 2mb-bit message, and the number of
+    distinct messages (100% accuracy needs all 2^N of them distinct)."""
+    from .lower_bounds import index_accuracy_bound, uniform_quantize
+    n = points[0]["length"]
+    task = VariableLengthIndexLookup(2, n, min_length=n)
+    model_config = architecture(config["arch"], len(task.vocab), 2, task.seq_len)
+    run = train(model_config, [config["seed"]], TrainConfig(steps=config["steps"], lr=config["lr"],
+                batch_size=config["batch_size"], eval_every=max(1, config["steps"] // 10)), task,
+                evals={"test": task}, device=device, progress=False, stop_after=stop_after)
+    model = run.model(0).eval()
+    strings = ((torch.arange(2**n)[:, None] >> torch.arange(n - 1, -1, -1)) & 1).long()  # every x in {0,1}^N
+    with torch.no_grad():
+        cache = {}
+        model(strings, cache=cache)
+        h, c = cache["layers.0.final"]
+        bound = float(torch.maximum(h.abs().max(), c.abs().max()))
+        queries = (task.n_symbols + torch.arange(n))[:, None]  # Bob's inputs: one index token
+        rows = []
+        for bits in config["bits"] + [None]:
+            qh, qc = (h, c) if bits is None else (uniform_quantize(h, bits, bound), uniform_quantize(c, bits, bound))
+            correct = 0
+            for p in range(n):
+                logits = model(queries[p].expand(len(strings), 1), state=[(qh, qc)])
+                correct += int((logits.argmax(-1) == strings[:, p]).sum())
+            message_bits = None if bits is None else 2 * h.shape[-1] * bits
+            rows.append({"bits_per_number": bits, "message_bits": message_bits,
+                         "accuracy": correct / (n * len(strings)),
+                         "bound": 1.0 if bits is None else index_accuracy_bound(message_bits, n),
+                         "distinct_messages": len({tuple(r) for r in torch.cat([qh, qc], 1).tolist()})})
+        # messages shorter than N bits, where the bound bites: the k most variable state numbers at
+        # b bits each (the others replaced by their mean over all strings)
+        state = torch.cat([h, c], 1)
+        order = state.var(0).argsort(descending=True)
+        short = []
+        for k in config["short_units"]:
+            for bits in (1, 2):
+                if k * bits >= n:
+                    continue
+                sent = state.mean(0).expand_as(state).clone()
+                sent[:, order[:k]] = uniform_quantize(state[:, order[:k]], bits, bound)
+                qh, qc = sent[:, : h.shape[1]], sent[:, h.shape[1]:]
+                correct = sum(int((model(queries[p].expand(len(strings), 1), state=[(qh, qc)]).argmax(-1)
+                                   == strings[:, p]).sum()) for p in range(n))
+                short.append({"numbers_sent": k, "bits_per_number": bits, "message_bits": k * bits,
+                              "accuracy": correct / (n * len(strings)), "bound": index_accuracy_bound(k * bits, n)})
+    return [{"train_acc": run.final("test").tolist(), "state_bound": bound, "rows": rows, "short": short,
+             "wall_s": run.wall_s}]
+
+
 SWEEPS: dict[str, Sweep] = {
     "index_lookup": Sweep("bhattamishra2024", "index_lookup", index_lookup, run_index_lookup, truncatable=True,
                           about="Figure 2a/2b: index lookup, 1-layer transformer vs LSTM, accuracy against length"),
@@ -180,6 +241,8 @@ SWEEPS: dict[str, Sweep] = {
                               truncatable=True, about="Figure 2a-b: DSS, Mamba and RetNet on index lookup"),
     "dyck": Sweep("bhattamishra2024", "dyck", dyck, run_dyck, truncatable=True,
                   about="Figure 2c: Dyck-(2,2), 1- and 2-layer transformers vs LSTM"),
+    "lstm_protocol": Sweep("bhattamishra2024", "lstm_protocol", lstm_protocol, run_lstm_protocol, truncatable=True,
+                           about="Theorems 2-3: a trained LSTM's quantized state as Alice's message"),
     "equality": Sweep("bhattamishra2024", "equality", equality, run_equality, truncatable=True,
                       about="Figure 4: string equality (Eq-random, Eq-one, Eq-ncp), transformers vs recurrent models"),
 }
