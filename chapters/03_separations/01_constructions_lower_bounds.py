@@ -738,7 +738,7 @@ record(ref="Theorem 3 and Theorem 2", label="sep-linear-rnn",
        statement="a recurrent model doing index lookup at length N needs a state of >= N bits: its state is a "
                  "one-way message, and a message of b < N bits caps the accuracy at 1 - h^-1(1 - b/N)",
        paper_value="m >= N/p", ours=f"trained {protocol.config['arch']} at N = {n_bits}: full state "
-       f"{exact_state['accuracy']:.3f} over all {n_bits * 2**n_bits:,} instances with {exact_state['distinct_messages']:,} "
+       f"{exact_state['accuracy']:.3f} over all {n_bits * 2**n_bits:,} instances with {int(exact_state['distinct_messages']):,} "
        f"distinct messages (2^N = {2**n_bits:,}); every message of b < N bits under the bound "
        f"(best {short['accuracy'].max():.3f}); linear recurrences: error (N - rank)/(4N) exactly, zero iff m >= N",
        passed=thm3_ok, partly=linear_ok and under_bound)
