@@ -34,7 +34,8 @@
 # positional addresses; the lower bounds on communication complexity. This chapter builds the
 # constructions as real models of the library, the ones that train, and checks them on whole
 # tasks or worst-case inputs; then it computes each lower-bound argument exactly on instances
-# small enough to enumerate. The training experiments (Figures 2 to 4) are not in the book yet.
+# small enough to enumerate. The training experiments (Figures 2 and 4) are in
+# {ref}`sep-training`.
 
 # %% tags=["setup", "remove-cell"]
 # Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
