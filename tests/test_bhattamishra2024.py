@@ -155,7 +155,7 @@ def test_a_one_layer_transformer_learns_index_lookup_faster_than_an_lstm_at_smok
     from lib.papers.bhattamishra2024 import sweeps
     config, grid = sweeps.index_lookup("smoke")
     out = {p["arch"]: r for p, r in zip(grid, sweeps.run_index_lookup(config, grid, scale="smoke"))}
-    tf, lstm = out["TF-(1,32)"], out["LSTM-(1,32)"]
+    tf, lstm = sweeps.summary(out["TF-(1,32)"]), sweeps.summary(out["LSTM-(1,32)"])
     assert tf["best_final"] >= 0.9 and lstm["best_final"] <= 0.7  # 100 steps; chance is 0.25
     with pytest.raises(ValueError, match="unknown model"):
         sweeps.architecture("GRU-(1,8)", 4, 2, 8)

@@ -68,9 +68,12 @@ record = claims.Recorder(paper="bhattamishra2024", chapter="chapters/03_separati
 
 def best_table(result):
     """Final accuracy at length N at each architecture's best learning rate (mean over seeds)."""
-    rows = [{"model": p["point"]["arch"], "N": p["point"]["length"], "best lr": p["result"]["best_lr"],
-             "accuracy at length N": p["result"]["best_final"], "parameters": p["result"]["params"],
-             **{f"lr {lr}": v for lr, v in p["result"]["final_by_lr"].items()}} for p in result.points]
+    rows = []
+    for p in result.points:
+        best = sweeps.summary(p["result"])
+        rows.append({"model": p["point"]["arch"], "N": p["point"]["length"], "best lr": best["best_lr"],
+                     "accuracy at length N": best["best_final"], "parameters": p["result"]["params"],
+                     **{f"lr {lr}": v for lr, v in best["final_by_lr"].items()}})
     return pd.DataFrame(rows)
 
 
@@ -213,7 +216,8 @@ record(ref="Figure 2c", label="sep-fig2c", result=dyck,
 # %%
 eq = sweeps.result("equality")
 eq_rows = [{"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
-            "best lr": p["result"]["best_lr"], "accuracy at length N": p["result"]["best_final"]} for p in eq.points]
+            "best lr": sweeps.summary(p["result"])["best_lr"],
+            "accuracy at length N": sweeps.summary(p["result"])["best_final"]} for p in eq.points]
 eq_table = pd.DataFrame(eq_rows)
 display(table(eq_table.pivot(index=["variant", "N"], columns="model", values="accuracy at length N")))
 fig, axes = plt.subplots(1, len(eq.config["variants"]), figsize=(4 * len(eq.config["variants"]), 3.4), squeeze=False)
