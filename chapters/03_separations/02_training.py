@@ -104,7 +104,7 @@ lengths = idx.config["lengths"]
 all_archs = idx.config["archs"] + idx_ssm.config["archs"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 for arch in all_archs:
-    part = idx_table[idx_table["model"] == arch]
+    part = idx_table[idx_table["model"] == arch].sort_values("N")
     axes[0].plot(part["N"], part["accuracy at length N"], marker="o", label=arch)
 axes[0].axhline(1 / idx.config["n_symbols"], color="0.5", ls=":", lw=1, label="chance")
 axes[0].set(xlabel="length N", ylabel="accuracy at length N (best lr)", ylim=(0, 1.02),
@@ -125,9 +125,11 @@ tf_name = [a for a in all_archs if a.startswith("TF")][0]
 recurrent = [a for a in all_archs if not a.startswith("TF")]
 tf_idx = by_model[tf_name]
 longest, shortest = max(lengths), min(lengths)
-idx_sep = bool(tf_idx[longest] >= 0.9 and (by_model.loc[longest, recurrent] <= 0.6).all())
+# each recurrent model at the longest length it was trained at (Mamba stops earlier on a CPU)
+last = {a: by_model[a].dropna().index.max() for a in recurrent}
+idx_sep = bool(tf_idx[longest] >= 0.9 and all(by_model.loc[last[a], a] <= 0.6 for a in recurrent))
 idx_trend = bool(len(lengths) > 1 and tf_idx[longest] >= tf_idx[shortest] - 0.1
-                 and (by_model.loc[shortest, recurrent] > by_model.loc[longest, recurrent] + 0.3).all())
+                 and all(by_model.loc[shortest, a] > by_model.loc[last[a], a] + 0.3 for a in recurrent))
 missing = [m for m in ("DSS", "Mamba", "RetNet") if not any(a.startswith(m) for a in recurrent)]
 record(ref="Figure 2a-b", label="sep-fig2ab", result=idx,
        statement="1-layer transformers learn index lookup at every length; recurrent models degrade with length "
@@ -135,7 +137,7 @@ record(ref="Figure 2a-b", label="sep-fig2ab", result=idx,
        paper_value="TF-(1,64) near-perfect up to N = 400; LSTM, DSS, Mamba, RetNet (up to 6 x 256) degrade beyond ~100 "
                    "(figures, no numbers)",
        ours=f"|Σ| = {idx.config['n_symbols']}, N = {', '.join(map(str, lengths))}: "
-       + "; ".join(f"{a} {', '.join(f'{v:.2f}' for v in by_model[a])}" for a in all_archs)
+       + "; ".join(f"{a} {', '.join(f'{v:.2f}' for v in by_model[a].dropna())}" for a in all_archs)
        + " (best learning rate per model)",
        passed=idx_sep and idx_trend, partly=idx_sep,
        reduced=f"|Σ| = 4 and N <= {longest} instead of |Σ| = 64 and N <= 400; {idx.config['steps']} steps",

@@ -119,8 +119,11 @@ def index_lookup_ssm(scale: str) -> tuple[dict, list[dict]]:
     config.update(archs=_pick(scale, ["DSS-(2,16)"], ["DSS-(2,64)", "RetNet-(2,64)", "Mamba-(2,32)"],
                               ["DSS-(6,256)", "Mamba-(6,256)", "RetNet-(6,256)", "LinearTF-(6,256)"]),
                   seeds=[0] if scale != "paper" else config["seeds"],
-                  lrs=_pick(scale, [3e-3], [1e-3, 3e-3], config["lrs"]))
-    return config, [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]]
+                  lrs=_pick(scale, [3e-3], [1e-3, 3e-3], config["lrs"]),
+                  longest_mamba=_pick(scale, 10, 20, 400))  # Mamba's scan: ~0.8 s a step at N = 40 here
+    grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]
+            if not (a.startswith("Mamba") and n > config["longest_mamba"])]
+    return config, grid
 
 
 def run_index_lookup(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
