@@ -171,3 +171,14 @@ def test_lemma5_any_balanced_split_is_compared_exactly_by_two_layers():
         assert torch.equal(predict(model, everything.x).argmax(-1), target)
     with pytest.raises(ValueError, match="distinct positions"):
         constructions.inequality(task, 40, alice=[0, 0, 1, 2])
+
+
+def test_the_recall_reduction_recovers_alices_bits_and_answers_disjointness():
+    from lib.tasks import NearestNeighbour
+    task = NearestNeighbour(n_points=8, dim=3, mqar=True)
+    solver = constructions.nearest_neighbour(task, gamma=2 / 3)
+    for bits in itertools.product((0, 1), repeat=4):
+        a = torch.tensor(bits)
+        assert torch.equal(lower_bounds.recall_protocol(a, solver, task), a)
+    with pytest.raises(ValueError, match="MQAR"):
+        lower_bounds.recall_protocol(torch.tensor([1, 0]), solver, task)

@@ -203,3 +203,26 @@ def random_attention(d: int, m: int, heads: int, seed: int = 0):
     config = AttentionConfig(d_model=d, n_out=1, n_heads=heads, d_head=m, d_value=m, input="vectors",
                              input_dim=d, embedding="identity", max_len=4096)
     return build_model(config, seed=seed, dtype=torch.float64)
+
+
+# ----------------------------------------------------------------------------- Theorem 8, Prop. 9
+def recall_protocol(a: torch.Tensor, model, task) -> torch.Tensor:
+    """The reductions behind Theorem 8 and Proposition 9, run with a nearest-neighbour ``model``
+    (e.g. Theorem 7's construction) on a :class:`lib.tasks.NearestNeighbour` ``task`` with
+    ``mqar=True`` and ``n_points = 2 len(a)``: Alice writes her bits ``a`` as labels of
+    pre-agreed distinct hypercube keys ``(v_i, a_i)``; Bob then queries every ``v_i`` in turn,
+    writing the model's own answer as the label that follows each query. Returns Bob's
+    recovered bits (a recurrent model would carry Alice's half in its state: one message).
+    With them Bob computes INDEX (Proposition 9: one query) or DISJ(a, b) (Theorem 8)."""
+    n = len(a)
+    if task.n_points != 2 * n or task.n_context != n or not task.mqar:
+        raise ValueError("recall_protocol: the task must be MQAR with n_context = len(a) and n_points = 2 len(a)")
+    codes = torch.arange(n)  # pre-agreed keys: the first n points of the hypercube
+    keys = ((codes[:, None] >> torch.arange(task.dim)) & 1).double() * 2 - 1
+    keys = keys / keys.norm(dim=-1, keepdim=True)
+    x = torch.cat([keys, keys])[None]  # Bob queries the keys in the same order
+    labels = torch.cat([a.long(), torch.zeros(n, dtype=torch.long)])[None]
+    for t in range(n, 2 * n):  # one query at a time, feeding back the model's answer
+        logits = model(task.encode(x, labels).x)
+        labels[0, t] = logits[0, 2 * t].argmax()
+    return labels[0, n:]
