@@ -60,7 +60,7 @@ def test_dyck_rnn_agrees_with_the_recognizer_on_every_short_string_and_long_ones
 
 
 def test_theorem4_protocol_equals_direct_computation_for_any_partition():
-    heads = lower_bounds._attention_heads(lower_bounds.random_attention(12, 6, 3, seed=1))
+    heads = lower_bounds.attention_heads(lower_bounds.random_attention(12, 6, 3, seed=1))
     rng = np.random.default_rng(1)
     X = lower_bounds.fixed_point(rng.standard_normal((40, 12)), 24)
     direct = lower_bounds.one_layer_direct(X, heads)

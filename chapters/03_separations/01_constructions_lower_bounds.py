@@ -535,7 +535,7 @@ record(ref="Theorem 2 (the Dyck RNN as a protocol)", label="sep-dyck-rnn",
 
 # %%
 layer = lower_bounds.random_attention(d=16, m=8, heads=2, seed=0)
-heads = lower_bounds._attention_heads(layer)
+heads = lower_bounds.attention_heads(layer)
 rng = np.random.default_rng(0)
 N = 64
 X = lower_bounds.fixed_point(rng.standard_normal((N, 16)), 24)

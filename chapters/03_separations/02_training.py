@@ -227,8 +227,8 @@ record(ref="Figure 2c", label="sep-fig2c", result=dyck,
 # %%
 eq = sweeps.result("equality")
 eq_rows = [{"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
-            "best lr": sweeps.summary(p["result"])["best_lr"],
-            "accuracy at length N": sweeps.summary(p["result"])["best_final"]} for p in eq.points]
+            **{"best lr": s["best_lr"], "accuracy at length N": s["best_final"]}}
+           for p, s in ((p, sweeps.summary(p["result"])) for p in eq.points)]
 eq_table = pd.DataFrame(eq_rows)
 display(table(eq_table.pivot(index=["variant", "N"], columns="model", values="accuracy at length N")))
 fig, axes = plt.subplots(1, len(eq.config["variants"]), figsize=(4 * len(eq.config["variants"]), 3.4), squeeze=False)

@@ -49,11 +49,11 @@ def fixed_point(x, frac_bits: int = 12) -> np.ndarray:
     return np.floor(np.asarray(x, dtype=np.float64) * 2.0**frac_bits) / 2.0**frac_bits
 
 
-def _attention_heads(model) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+def attention_heads(model) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """The query, key and value matrices (``d x m``) of every head of a one-layer attention model
     (``qk="factored"``), with the model's score scale folded into the queries."""
     if model.config.n_layers != 1 or model.config.qk != "factored":
-        raise ValueError("one_layer_protocol: needs a one-layer model with factored query/key weights")
+        raise ValueError("attention_heads: needs a one-layer model with factored query/key weights")
     attn = model.layers[0].attn
     W_Q = attn.W_Q.detach().double().numpy() * attn.scale
     return list(W_Q), list(attn.W_K.detach().double().numpy()), list(attn.W_V.detach().double().numpy())
