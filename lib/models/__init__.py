@@ -11,6 +11,8 @@ module                      family
 :mod:`.mlp`                 an MLP on the flattened sequence (:class:`MLPConfig`)
 :mod:`.recurrent`           Elman (ReLU/tanh) RNNs and LSTMs (:class:`RecurrentConfig`)
 :mod:`.ssm`                 DSS, selective SSM (Mamba), RetNet / linear attention (:class:`SSMConfig`)
+:mod:`.decoder`             the stack as a next-token predictor: tied read-out, fixed weights,
+                            :func:`~lib.models.decoder.generate` (:class:`DecoderConfig`)
 ==========================  =============================================================
 
 A new family (recurrent networks, state-space models) is one module with a frozen config
@@ -29,7 +31,8 @@ from .. import lazy_exports
 from .base import Model, accuracy, build_model, predict
 
 _EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp",
-            "RecurrentConfig": "recurrent", "RecurrentModel": "recurrent", "SSMConfig": "ssm", "SSMModel": "ssm"}
+            "RecurrentConfig": "recurrent", "RecurrentModel": "recurrent", "SSMConfig": "ssm", "SSMModel": "ssm",
+            "DecoderConfig": "decoder", "DecoderModel": "decoder"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 

@@ -1,0 +1,338 @@
+"""The closed-form attention heads of Richard (2024), Secs. 3-4 and App. 5.2-5.3, loaded into
+the library's decoder (:func:`lib.models.decoder.eq1_config`) and checked exactly.
+
+The model of Eq. (1) attends uniformly (Q = 0) with value ``V = v I`` and a tied embedding ``E``:
+``logits_r = (v / r) sum_{i<=r} (E_{s_i} + B_i) E^T``. Everything here follows from one
+identity: with the positional embedding ``B(s)`` of Eq. (4),
+
+    P_r = sum_{i<=r} B_i = -sum_{i<=r} E_{s_i} + gamma E_{s_{r+1}},   so
+    (1/r) 1_r^T (E_s + B_{:r}) = (gamma / r) E_{s_{r+1}}                (telescoping)
+
+for any ``E`` of any width: the context of a prefix of ``s`` points at ``s``'s next token.
+
+* :func:`positional_embedding` is Eq. (4) (Eq. (6) with one-hot ``E``), :func:`eq1_model` loads
+  ``E``, ``B`` and ``v`` into the decoder, :func:`sequence_loss` is Eq. (2) for one sequence;
+* Lemma 5.1 and Theorem 3.1: :func:`jl_dimension`, :func:`jl_embedding`, :func:`margin`, the
+  paper's bounds (:func:`theorem31_bounds`) and a margin bound that holds (:func:`margin_bound`);
+* the stability factor ``mu_r`` of Sec. 3.2 (:func:`stability_factor`, with sympy);
+* Theorem 4.1, the 2N + 3-weight Dyck completer (:func:`dyck_completer`), checked on every
+  pair (training word, valid prefix) by :func:`exhaustive_check`, with the rule it obeys
+  (:func:`rule_completion`: one step toward ``s``'s height path, then follow ``s``);
+* Claim 5.3, the three-weight completer without positional embedding (:func:`claim53_model`);
+* Figure 2's paths (:func:`path_picture`).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ...models import build_model
+from ...models.decoder import eq1_config, generate
+from ...tasks import dyck_words
+
+ATTRACTIVE, REPULSIVE = -0.5, 0.5
+DYCK_EMBEDDING = np.array([[1.0], [-1.0]])  # '(' -> +1, ')' -> -1 (Theorem 4.1), d = 1
+
+
+# ----------------------------------------------------------------------------- Eq. (4), Eq. (1)
+def positional_embedding(s, gamma: float, E) -> np.ndarray:
+    """Eq. (4): ``B_1 = -E_{s_1} + gamma E_{s_2}``, ``B_i = -(1 + gamma) E_{s_i} + gamma E_{s_{i+1}}``
+    for ``i >= 2``; ``B_n`` takes ``E_{s_{n+1}} = 0`` (it never predicts). ``E`` is ``(t, d)``;
+    with ``E = I_t`` this is Eq. (6)'s ``R``. Returns ``(n, d)``."""
+    s = np.asarray(s, dtype=np.int64)
+    E = np.asarray(E, dtype=np.float64)
+    if s.ndim != 1 or len(s) < 2:
+        raise ValueError(f"positional_embedding: s must be a sequence of at least 2 token ids, got shape {s.shape}")
+    Es = E[s]
+    following = np.concatenate([Es[1:], np.zeros_like(Es[:1])])
+    B = -(1.0 + gamma) * Es + gamma * following
+    B[0] = -Es[0] + gamma * Es[1]
+    return B
+
+
+def telescoping_error(s, gamma: float, E) -> float:
+    """The largest entry of ``|sum_{i<=r}(E_{s_i} + B_i) - gamma E_{s_{r+1}}|`` over r = 1 .. n - 1:
+    zero up to rounding for every ``E`` (the identity behind every result of the paper)."""
+    s = np.asarray(s, dtype=np.int64)
+    E = np.asarray(E, dtype=np.float64)
+    context = np.cumsum(E[s] + positional_embedding(s, gamma, E), axis=0)[:-1]
+    return float(np.abs(context - gamma * E[s[1:]]).max())
+
+
+def eq1_model(E, B, v: float, *, positions: bool = True):
+    """The model of Eq. (1) with token embedding ``E`` ``(t, d)``, positional embedding ``B``
+    ``(n, d)`` (or none) and value ``V = v I``, as a float64 :class:`~lib.models.DecoderModel`."""
+    E = np.asarray(E, dtype=np.float64)
+    t, d = E.shape
+    n = len(B) if positions else int(B)  # without positions, B is the context length
+    config = eq1_config(t, n, d, positions="learned" if positions else "none")
+    model = build_model(config, dtype=torch.float64)
+    weights = {"W_E": E, "layers.0.attn.W_V": v * np.eye(d)[None]}
+    if positions:
+        weights["W_pos"] = np.asarray(B, dtype=np.float64)
+    return model.set_weights(weights)
+
+
+def construction_size(model) -> int:
+    """The weights of an Eq. (1) model: ``E`` (t d), ``B`` (n d) and the scalar ``v`` (the 2N + 3
+    of Theorem 4.1 for the Dyck completer; the unused query/key weights of uniform attention are
+    not counted)."""
+    size = model.get_weight("W_E").numel() + 1
+    if model.config.positions != "none":
+        size += model.get_weight("W_pos").numel()
+    return size
+
+
+def next_token_logits(model, s) -> np.ndarray:
+    """Logits of every next token given each prefix of ``s``: ``(len(s), t)`` (float64)."""
+    with torch.no_grad():
+        x = torch.as_tensor(np.asarray(s, dtype=np.int64)[None])
+        return model(x)[0].double().numpy()
+
+
+def sequence_loss(model, s) -> float:
+    """Eq. (2) for one sequence: ``sum_{r=1}^{n-1} -log P(s_{r+1} | s_{:r})``, computed as
+    ``log(1 + sum_j exp(-(gap_j)))`` from the logit gaps, so losses far below the float
+    resolution of the logits (1e-100 and smaller) keep their value."""
+    s = np.asarray(s, dtype=np.int64)
+    logits = next_token_logits(model, s)[:-1]
+    target = logits[np.arange(len(s) - 1), s[1:]]
+    gaps = target[:, None] - logits
+    gaps[np.arange(len(s) - 1), s[1:]] = np.inf
+    return float(np.log1p(np.exp(-gaps).sum(1)).sum())
+
+
+def log_sequence_loss(model, s) -> float:
+    """``log`` of :func:`sequence_loss`, exact where the loss underflows (``vgamma/n`` of hundreds)."""
+    s = np.asarray(s, dtype=np.int64)
+    logits = next_token_logits(model, s)[:-1]
+    target = logits[np.arange(len(s) - 1), s[1:]]
+    gaps = target[:, None] - logits
+    gaps[np.arange(len(s) - 1), s[1:]] = np.inf
+    log_terms = np.logaddexp.reduce(-gaps, axis=1)  # log sum_j exp(-gap_j), per step
+    # log(log1p(S)) = log S + log(log1p(S) / S); the ratio is 1 - S/2 + ... for small S
+    small = log_terms < -30
+    S = np.exp(np.where(small, 0.0, np.minimum(log_terms, 700.0)))
+    ratio = np.where(small, 1.0, np.log1p(S) / S)
+    return float(np.logaddexp.reduce(log_terms + np.log(ratio)))
+
+
+# ----------------------------------------------------------------------------- Lemma 5.1, Theorem 3.1
+def jl_dimension(n: int, eps: float) -> int:
+    """Theorem 3.1's width ``d >= 4 ln n / (eps^2/2 - eps^3/3)`` (Dasgupta & Gupta's JL bound)."""
+    if not 0 < eps < 1:
+        raise ValueError(f"jl_dimension: eps must lie in (0, 1), got {eps!r}")
+    return math.ceil(4 * math.log(n) / (eps**2 / 2 - eps**3 / 3))
+
+
+def jl_embedding(t: int, d: int, seed: int = 0) -> np.ndarray:
+    """A Gaussian random projection of the one-hot tokens: ``E = G / sqrt(d)``, ``G`` i.i.d. N(0, 1)."""
+    return np.random.default_rng(seed).standard_normal((t, d)) / math.sqrt(d)
+
+
+def margin(E) -> float:
+    """``min_a (|E_a|^2 - max_{j != a} <E_a, E_j>)``: how far each token's own logit beats the others
+    when the context vector is ``E_a`` (1 for one-hot embeddings, ``>= 1 - 3 eps`` under JL)."""
+    G = np.asarray(E, dtype=np.float64) @ np.asarray(E, dtype=np.float64).T
+    own = np.diag(G).copy()
+    np.fill_diagonal(G, -np.inf)
+    return float((own - G.max(1)).min())
+
+
+def theorem31_bounds(n: int, t: int, vgamma: float, eps: float) -> dict:
+    """Theorem 3.1 as stated: failure probability ``<= n t exp(-vgamma/n + 2 eps)`` and loss
+    ``<= 2 n^2 t exp(-vgamma/n + 2 eps)``, returned as logs (they underflow)."""
+    log_fail = math.log(n * t) - vgamma / n + 2 * eps
+    return {"log_failure": log_fail, "log_loss": math.log(2 * n) + log_fail}
+
+
+def margin_bound(n: int, t: int, vgamma: float, m: float) -> float:
+    """``log`` of a bound that holds: each of the n - 1 predictions has every wrong logit at least
+    ``(vgamma / r) m >= (vgamma / n) m`` below the right one, so the loss and the failure
+    probability are both ``<= (n - 1)(t - 1) exp(-(vgamma / n) m)``."""
+    return math.log((n - 1) * (t - 1)) - vgamma / n * m
+
+
+def lemma51_probability(t: int, vgamma: float, r: int) -> float:
+    """Lemma 5.1: with one-hot ``E`` the r-th prediction is right with probability
+    ``1 / (1 + (t - 1) exp(-vgamma / r))``."""
+    return 1.0 / (1.0 + (t - 1) * math.exp(-vgamma / r))
+
+
+def stability_factor(gamma=None):
+    """Sec. 3.2: two sequences that both satisfy the telescoping identity differ by
+    ``c_{r+1} = mu_r c_r`` with ``mu_r = (1 + (r - 1) gamma) / (r gamma)`` (sympy; the paper's
+    display drops a 1/r). With ``gamma`` given, the simplified expression in ``r``."""
+    import sympy
+
+    r, g = sympy.symbols("r gamma", positive=True)
+    mu = (1 + (r - 1) * g) / (r * g)
+    return mu if gamma is None else sympy.simplify(mu.subs(g, sympy.nsimplify(gamma)))
+
+
+# ----------------------------------------------------------------------------- Theorem 4.1
+def dyck_value(N: int, gamma: float) -> float:
+    """The value scale of Theorem 4.1: ``|v| = 2N^2 + 1`` with the sign of ``gamma`` (so
+    ``v gamma = N^2 + 1/2 > N^2`` at ``gamma = -1/2``, and ``-v > 2N^2``)."""
+    return math.copysign(2 * N**2 + 1, gamma)
+
+
+def dyck_completer(s, gamma: float = ATTRACTIVE, v: float | None = None):
+    """Theorem 4.1's model for the training word ``s`` of D_2N: ``E = [1, -1]``, ``B = B(s)`` of
+    Eq. (4), ``V = v`` (d = 1): 2N + 3 weights."""
+    s = np.asarray(s, dtype=np.int64)
+    N = len(s) // 2
+    if len(s) % 2 or not dyck_words.is_valid(s):
+        raise ValueError(f"dyck_completer: s must be a Dyck word, got {dyck_words.to_string(s)!r}")
+    v = dyck_value(N, gamma) if v is None else v
+    return eq1_model(DYCK_EMBEDDING, positional_embedding(s, gamma, DYCK_EMBEDDING), v)
+
+
+def rule_completion(prefix, s) -> np.ndarray:
+    """The completion Theorem 4.1's proof predicts for an attractive completer of ``s``: while the
+    prefix's height ``Delta_r(z)`` is above ``s``'s, close; below, open; equal, copy ``s_{r+1}``."""
+    s = np.asarray(s, dtype=np.int64)
+    z = list(np.asarray(prefix, dtype=np.int64))
+    hs = dyck_words.heights(s)
+    while len(z) < len(s):
+        gap = int(dyck_words.heights(z)[-1]) - int(hs[len(z) - 1])
+        z.append(dyck_words.CLOSE if gap > 0 else dyck_words.OPEN if gap < 0 else int(s[len(z)]))
+    return np.array(z, dtype=np.int64)
+
+
+def padded_prefixes(prefixes: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Prefixes as one ``(m, n)`` array (zeros after each prefix) and their lengths."""
+    lengths = np.array([len(p) for p in prefixes], dtype=np.int64)
+    out = np.zeros((len(prefixes), n), dtype=np.int64)
+    for i, p in enumerate(prefixes):
+        out[i, :len(p)] = p
+    return out, lengths
+
+
+def _prefix_table(prefixes: list[np.ndarray], n: int):
+    Z0, L = padded_prefixes(prefixes, n)
+    mask = np.arange(n)[None, :] < L[:, None]
+    H0 = np.where(mask, dyck_words.steps(Z0), 0).cumsum(1)[np.arange(len(Z0)), L - 1]  # prefix heights
+    return Z0, L, mask, H0
+
+
+def _greedy(s, table, gamma: float, v: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy completions of every prefix of ``table`` by the closed form for ``s`` (numpy, the
+    arithmetic of Eq. (1) with d = 1), the completions of :func:`rule_completion`, and the
+    log-probability that sampling would have returned the greedy completion."""
+    Z0, L, _, H0 = table
+    n = len(s)
+    P = np.cumsum(positional_embedding(s, gamma, DYCK_EMBEDDING)[:, 0])
+    hs = dyck_words.heights(s)
+    Z, h, R, hr = Z0.copy(), H0.copy(), Z0.copy(), H0.copy()
+    log_prob = np.zeros(len(Z0))
+    for r in range(1, n):  # predict token r (0-based) from the first r tokens
+        active = L <= r
+        X = (v / r) * (h + P[r - 1])  # Lemma 5.2: logits = [X, -X]
+        token = np.where(X > 0, dyck_words.OPEN, dyck_words.CLOSE)
+        log_prob += np.where(active, -np.log1p(np.exp(-2 * np.abs(X))), 0.0)
+        Z[:, r] = np.where(active, token, Z[:, r])
+        h = np.where(active, h + 1 - 2 * token, h)
+        gap = hr - hs[r - 1]
+        rule = np.where(gap > 0, dyck_words.CLOSE, np.where(gap < 0, dyck_words.OPEN, s[r]))
+        R[:, r] = np.where(active, rule, R[:, r])
+        hr = np.where(active, hr + 1 - 2 * rule, hr)
+    return Z, R, log_prob
+
+
+def exhaustive_check(N: int, gamma: float = ATTRACTIVE, v: float | None = None, *,
+                     words: np.ndarray | None = None, prefixes: list[np.ndarray] | None = None) -> dict:
+    """Theorem 4.1 on every pair (training word ``s``, valid prefix ``z``) of D_2N: greedy completion
+    by the closed form (vectorised numpy of the arithmetic of :func:`eq1_model`; all words and all
+    valid prefixes by default). Returns counts:
+
+    * ``pairs``, ``invalid`` (completions outside D_2N);
+    * ``rule_mismatch``: completions that differ from :func:`rule_completion`'s;
+    * ``different_height``: pairs whose prefix height differs from ``s``'s at the same length,
+      and ``invalid_iff_different_height`` (the repulsive model's failure set is exactly these);
+    * ``prefix_pairs``/``memorized``: pairs where ``z`` is a prefix of ``s``, and how many of them
+      are completed into ``s`` itself;
+    * ``min_log_prob``: the smallest log-probability, over all pairs, that *sampled* decoding
+      returns this greedy completion (the theorem promises ``>= log(1 - 2N e^{-N})``).
+    """
+    v = dyck_value(N, gamma) if v is None else float(v)
+    words = dyck_words.all_words(N) if words is None else np.asarray(words, dtype=np.int64)
+    prefixes = dyck_words.valid_prefixes(N) if prefixes is None else prefixes
+    table = _prefix_table(prefixes, 2 * N)
+    Z0, L, mask, H0 = table
+    out = dict(pairs=0, invalid=0, rule_mismatch=0, different_height=0, invalid_iff_different_height=True,
+               prefix_pairs=0, memorized=0, min_log_prob=0.0)
+    for s in words:
+        Z, R, log_prob = _greedy(s, table, gamma, v)
+        valid = dyck_words.is_valid(Z)
+        different = H0 != dyck_words.heights(s)[L - 1]
+        is_prefix = ((Z0 == s[None, :]) | ~mask).all(1)
+        out["pairs"] += len(Z0)
+        out["invalid"] += int((~valid).sum())
+        out["rule_mismatch"] += int((Z != R).any(1).sum())
+        out["different_height"] += int(different.sum())
+        out["invalid_iff_different_height"] &= bool(((~valid) == different).all())
+        out["prefix_pairs"] += int(is_prefix.sum())
+        out["memorized"] += int((Z[is_prefix] == s[None, :]).all(1).sum())
+        out["min_log_prob"] = min(out["min_log_prob"], float(log_prob.min()))
+    return out
+
+
+def model_check(words, prefixes: list[np.ndarray], gamma: float = ATTRACTIVE) -> dict:
+    """The loaded :class:`~lib.models.DecoderModel` (:func:`dyck_completer`) for each training word,
+    greedy on every prefix: how many completions are invalid, and how many differ from the numpy
+    arithmetic of :func:`exhaustive_check` (so the exhaustive count speaks for the real model)."""
+    words = np.asarray(words, dtype=np.int64)
+    N = words.shape[1] // 2
+    table = _prefix_table(prefixes, 2 * N)
+    out = dict(pairs=0, invalid=0, differ_from_numpy=0)
+    for s in words:
+        Z = complete(dyck_completer(s, gamma), prefixes, N, greedy=True)
+        reference, _, _ = _greedy(s, table, gamma, dyck_value(N, gamma))
+        out["pairs"] += len(Z)
+        out["invalid"] += int((~dyck_words.is_valid(Z)).sum())
+        out["differ_from_numpy"] += int((Z != reference).any(1).sum())
+    return out
+
+
+def completion_bound(N: int) -> float:
+    """Theorem 4.1's probability that a completion is valid (or, for a prefix of ``s``, equals ``s``):
+    at least ``1 - 2N e^{-N}``."""
+    return 1.0 - 2 * N * math.exp(-N)
+
+
+def loss_bound(N: int) -> float:
+    """Theorem 4.1's loss bound ``8 N^2 e^{-N}``."""
+    return 8 * N**2 * math.exp(-N)
+
+
+def complete(model, prefixes, N: int, *, greedy: bool = False, seed: int = 0) -> np.ndarray:
+    """Completions of ``prefixes`` into words of length 2N by ``model`` (see :func:`generate`)."""
+    return generate(model, prefixes, 2 * N, greedy=greedy, seed=seed)
+
+
+# ----------------------------------------------------------------------------- Claim 5.3
+def claim53_model(N: int, v: float | None = None):
+    """Claim 5.3: no positional embedding, ``E = [1 - 1/(2N + 1), -1]``, uniform attention and
+    ``v < -2N^2 (2N + 1)`` (default ``-(2N^2 (2N + 1) + 1)``): three weights. It closes the stack,
+    then writes ``()()...``."""
+    v = -(2 * N**2 * (2 * N + 1) + 1) if v is None else v
+    E = np.array([[1.0 - 1.0 / (2 * N + 1)], [-1.0]])
+    return eq1_model(E, 2 * N, v, positions=False)
+
+
+# ----------------------------------------------------------------------------- Figure 2
+def path_picture(s, prefix, gamma: float = ATTRACTIVE, *, greedy: bool = True, seed: int = 0) -> dict:
+    """Figure 2's four paths against the position r = 1 .. 2N: the training word's heights
+    ``Delta_r(s)``, the cumulative positional embedding ``P_r = -Delta_r(s) + gamma E_{s_{r+1}}``,
+    the prefix's heights and the completion's heights (by the loaded model)."""
+    s = np.asarray(s, dtype=np.int64)
+    N = len(s) // 2
+    model = dyck_completer(s, gamma)
+    completion = complete(model, [np.asarray(prefix)], N, greedy=greedy, seed=seed)[0]
+    return {"r": np.arange(1, 2 * N + 1), "word": dyck_words.heights(s),
+            "positional": np.cumsum(model.get_weight("W_pos").numpy()[:, 0]),
+            "prefix": dyck_words.heights(np.asarray(prefix)), "completion": dyck_words.heights(completion),
+            "completion_word": completion}

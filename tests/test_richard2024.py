@@ -1,0 +1,170 @@
+"""Richard (2024): Dyck words and their counts, the decoder configuration of Eq. (1), and the
+closed forms (Eq. 4, Lemma 5.1, Theorem 3.1, Theorem 4.1, Claim 5.3) exact on whole tasks."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lib.models import DecoderConfig, build_model
+from lib.models.decoder import eq1_config, generate, gpt_config
+from lib.papers.richard2024 import closed_form as cf
+from lib.tasks import dyck_words as dw
+from lib.train import TrainConfig, train
+from lib.tasks.base import Batch
+
+
+# ----------------------------------------------------------------------------- Dyck words
+def test_enumeration_matches_catalan_and_every_word_is_balanced():
+    for N in range(1, 11):
+        words = dw.all_words(N)
+        assert len(words) == dw.catalan(N) == len(dw.distinct(words))
+        assert dw.is_valid(words, N).all()
+    assert dw.catalan(16) == 35_357_670
+    with pytest.raises(ValueError, match="N"):
+        dw.all_words(20)
+
+
+def test_depth_counts_by_dynamic_programming_match_enumeration_and_the_notes():
+    for N in (8, 10):
+        depths = dw.depth(dw.all_words(N))
+        counts = dw.depth_counts(N)
+        assert all(counts[h] == int((depths <= h).sum()) for h in range(1, N + 1))
+    c16 = dw.depth_counts(16)
+    assert (c16[4], c16[8], c16[16] - c16[12]) == (7_174_454, 33_602_822, 4_000)
+
+
+@pytest.mark.parametrize("sampler", ["cycle", "depth"])
+def test_samplers_are_uniform_over_the_words(sampler):
+    draws = dw.sample_words(4, 70_000, seed=1) if sampler == "cycle" else dw.sample_by_depth(4, 70_000, seed=1)
+    words, counts = np.unique(draws, axis=0, return_counts=True)
+    assert len(words) == 14 and dw.is_valid(words).all()
+    assert np.abs(counts - 5000).max() < 5 * math.sqrt(5000)
+
+
+def test_depth_band_sampler_stays_in_its_band_and_is_uniform_there():
+    draws = dw.sample_by_depth(8, 60_000, min_depth=3, max_depth=4, seed=2)
+    assert set(np.unique(dw.depth(draws))) == {3, 4}
+    words, counts = np.unique(draws, axis=0, return_counts=True)
+    c = dw.depth_counts(8)
+    assert len(words) == c[4] - c[2]
+    expected = 60_000 / len(words)
+    assert np.abs(counts - expected).max() < 6 * math.sqrt(expected)
+    with pytest.raises(ValueError, match="min_depth must be an integer <= 2"):
+        dw.sample_by_depth(2, 5, min_depth=3)
+
+
+def test_peak_prefix_has_the_words_depth_and_is_the_shortest_such():
+    for word in dw.sample_words(10, 200, seed=3):
+        p = dw.peak_prefix(word)
+        assert dw.depth(p) == dw.depth(word) and dw.depth(p[:-1]) < dw.depth(word)
+    assert len(dw.valid_prefixes(8)) == 6916
+
+
+# ----------------------------------------------------------------------------- decoder
+def test_eq1_config_is_one_uniform_head_with_a_tied_fixed_embedding():
+    model = build_model(eq1_config(2, 8))
+    assert sorted(n for n, _ in model.named_parameters()) == ["W_pos", "layers.0.attn.W_V"]
+    assert torch.equal(model.W_U, model.W_E.T)
+    with pytest.raises(ValueError, match="n_out must equal vocab_size"):
+        DecoderConfig(d_model=4, n_out=3, vocab_size=2)
+    with pytest.raises(ValueError, match="not a weight"):
+        build_model(DecoderConfig(d_model=4, n_out=2, vocab_size=2, fixed=("W_nope",)))
+
+
+def test_tied_gpt_trains_its_embedding_through_the_readout_and_leaves_fixed_weights_alone():
+    config = gpt_config(2, 10, 8, 1, 2, mlp_ratio=2, fixed=("W_pos",))
+    before = build_model(config, seed=0)
+    words = torch.as_tensor(dw.all_words(5))
+    data = Batch(x=words[:, :-1], y=words[:, 1:])
+    run = train(config, [0], TrainConfig(steps=60, lr=1e-2, batch_size=None, eval_every=60), data,
+                {"train": data}, progress=False)
+    after = run.model(0)
+    assert torch.equal(after.W_pos, before.W_pos)
+    assert not torch.equal(after.W_E, before.W_E) and torch.equal(after.W_U, after.W_E.T)
+    assert run.metrics["train"]["loss"][0, -1] < run.metrics["train"]["loss"][0, 0] - 0.1
+
+
+def test_generate_batches_mixed_lengths_and_keeps_prefixes():
+    model = cf.dyck_completer(dw.from_string("(())()"))
+    prefixes = [np.array([0]), np.array([0, 0, 1]), np.array([0, 1, 0, 0])]
+    out = generate(model, prefixes, 6, greedy=True)
+    assert all((out[i, :len(p)] == p).all() for i, p in enumerate(prefixes))
+    assert dw.is_valid(out).all()
+    with pytest.raises(ValueError, match="prefix 0 has 0 tokens"):
+        generate(model, [np.array([], dtype=np.int64)], 6)
+
+
+# ----------------------------------------------------------------------------- closed forms
+def test_telescoping_identity_holds_for_any_embedding():
+    rng = np.random.default_rng(0)
+    for t, d in ((5, 3), (50, 17), (2, 1)):
+        s = rng.integers(0, t, 40)
+        for gamma in (-0.5, 0.5, 2.0):
+            assert cf.telescoping_error(s, gamma, rng.standard_normal((t, d))) < 1e-12
+
+
+def test_lemma51_one_hot_probabilities_are_exact():
+    rng = np.random.default_rng(1)
+    t, n, vgamma = 7, 12, 30.0
+    s = rng.integers(0, t, n)
+    model = cf.eq1_model(np.eye(t), cf.positional_embedding(s, -0.5, np.eye(t)), vgamma / -0.5)
+    probs = torch.softmax(torch.as_tensor(cf.next_token_logits(model, s)[:-1]), -1).numpy()
+    expected = [cf.lemma51_probability(t, vgamma, r) for r in range(1, n)]
+    assert np.allclose(probs[np.arange(n - 1), s[1:]], expected, atol=1e-12)
+
+
+def test_theorem31_regenerates_and_the_paper_bound_fails_where_the_margin_bound_holds():
+    t, n, eps = 50, 64, 0.5
+    s = np.random.default_rng(0).integers(0, t, n)
+    E = cf.jl_embedding(t, cf.jl_dimension(n, eps), seed=0)
+    B = cf.positional_embedding(s, -0.5, E)
+    m = cf.margin(E)
+    assert m > 1 - 3 * eps
+    model = cf.eq1_model(E, B, 20 * n / -0.5)
+    assert (generate(model, [s[:k] for k in (1, 10, 40)], n, seed=1) == s).all()
+    big = cf.eq1_model(E, B, 100 * n / -0.5)
+    log_loss = cf.log_sequence_loss(big, s)
+    assert log_loss > cf.theorem31_bounds(n, t, 100 * n, eps)["log_loss"]  # the erratum
+    assert log_loss < cf.margin_bound(n, t, 100 * n, m)
+
+
+def test_stability_factors():
+    assert str(cf.stability_factor(-0.5)) == "(r - 3)/r" and str(cf.stability_factor(0.5)) == "(r + 1)/r"
+
+
+def test_theorem41_is_exact_on_every_word_and_prefix_of_d8_and_gamma_positive_fails_exactly_off_height():
+    attractive = cf.exhaustive_check(6)
+    assert attractive["pairs"] == 132 * len(dw.valid_prefixes(6))
+    assert attractive["invalid"] == attractive["rule_mismatch"] == 0
+    assert attractive["memorized"] == attractive["prefix_pairs"] > 0
+    assert math.exp(attractive["min_log_prob"]) >= cf.completion_bound(6)
+    repulsive = cf.exhaustive_check(6, cf.REPULSIVE)
+    assert repulsive["invalid_iff_different_height"] and repulsive["invalid"] == repulsive["different_height"] > 0
+    words = dw.all_words(6)
+    assert cf.model_check(words[::10], dw.valid_prefixes(6)) == dict(
+        pairs=len(words[::10]) * len(dw.valid_prefixes(6)), invalid=0, differ_from_numpy=0)
+
+
+def test_theorem41_model_has_2n_plus_3_weights_and_its_loss_bound():
+    s = dw.from_string("(()(()())((()()))((())))(()())()")
+    model = cf.dyck_completer(s)
+    assert cf.construction_size(model) == 35
+    assert cf.sequence_loss(model, s) < cf.loss_bound(16)
+    deep = [dw.peak_prefix(w) for w in dw.sample_by_depth(16, 64, min_depth=12, seed=0)]
+    assert dw.is_valid(cf.complete(model, deep, 16, seed=0)).all()
+
+
+def test_a_wrong_sign_breaks_theorem41():
+    s = dw.all_words(5)[7]
+    result = cf.exhaustive_check(5, cf.ATTRACTIVE, v=+(2 * 25 + 1), words=s[None])  # v > 0 with gamma < 0
+    assert result["invalid"] > 0
+
+
+def test_claim53_three_weights_complete_every_prefix():
+    for N in (6, 8):
+        model = cf.claim53_model(N)
+        assert cf.construction_size(model) == 3
+        assert dw.is_valid(cf.complete(model, dw.valid_prefixes(N), N, greedy=True)).all()
+    out = cf.complete(cf.claim53_model(8), [dw.from_string("(((")], 8, greedy=True)[0]
+    assert dw.to_string(out) == "((()))()()()()()"
