@@ -65,11 +65,14 @@ RESULTS = {
                  "Proposition 8", "Lemma 3", "Lemma 4", "Lemma 5", "Lemma 6", "Lemma 7", "Proposition 9",
                  "Proposition 10"),  # not: Definitions 1-3, Figure 1 (illustration)
     "bhattamishra2024": ("Theorem 1", "Theorem 2", "Theorem 3", "Theorem 4", "Lemma 1", "Theorem 5", "Theorem 6",
-                         "Theorem 7", "Theorem 8", "Figure 2", "Lemma 2", "Lemma 3", "Corollary 8",
+                         "Theorem 7", "Theorem 8", "Figure 2", "Lemma 2", "Lemma 3", "Corollary 8.1",
                          "Proposition 9", "Theorem 10", "Lemma 4", "Theorem 11", "Theorem 12", "Theorem 13",
-                         "Lemma 5", "Corollary 13", "Figure 3", "Figure 4"),
-    # not: Facts 1-4 (cited communication-complexity results), Figure 1 (illustration); Corollaries
-    # 8.1 and 13.1 are counted as "Corollary 8" and "Corollary 13"
+                         "Lemma 5", "Corollary 13.1", "Figure 3", "Figure 4"),
+    # not: Facts 1-4 (cited communication-complexity results), Figure 1 (illustration)
+    "richard2024": ("Figure 1", "Theorem 3.1", "Figure 2", "Theorem 4.1", "Figure 3", "Figure 4", "Lemma 5.1",
+                    "Lemma 5.2", "Claim 5.3", "Table 1", "Figure 5", "Figure 6", "Figure 7"),
+    # not: Algorithm 1 (the generator, built in lib.tasks); Eq. (4) and the stability paragraph
+    # are checked too, under their own names
 }
 
 
@@ -198,16 +201,21 @@ _KINDS = {"theorem": "Theorem", "thm": "Theorem", "proposition": "Proposition", 
           "lemma": "Lemma", "corollary": "Corollary", "figure": "Figure", "fig": "Figure", "table": "Table",
           "remark": "Remark", "claim": "Claim"}
 _REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table|remark|claim)s?\.?\s*"
-                  r"(\d+)[a-z]?(?:\s*(?:-|–|to|and)\s*(\d+))?", re.IGNORECASE)
+                  r"(\d+(?:\.\d+)?)[a-z]?(?:\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?))?", re.IGNORECASE)
 
 
 def covers(ref: str) -> set[str]:
     """The paper's numbered results a claim's ``ref`` speaks to: ``"Props. 7-10"`` covers
-    Propositions 7 to 10, ``"Figure 2a"`` covers Figure 2, ``"Sec. 6.1"`` covers none."""
+    Propositions 7 to 10, ``"Figure 2a"`` covers Figure 2, ``"Lemma 5.1 and Theorem 3.1"`` covers
+    those two, ``"Sec. 6.1"`` covers none."""
     found = set()
     for kind, first, last in _REF.findall(ref):
+        name = _KINDS[kind.lower()]
+        if "." in first + last:  # section-numbered results (Richard's "Theorem 4.1"): no ranges
+            found.update(f"{name} {number}" for number in (first, last) if number)
+            continue
         for number in range(int(first), int(last or first) + 1):
-            found.add(f"{_KINDS[kind.lower()]} {number}")
+            found.add(f"{name} {number}")
     return found
 
 

@@ -80,6 +80,8 @@ def test_coverage_counts_the_papers_numbered_results_a_claim_speaks_to():
     assert claims.covers("Figure 3 / Sec. 6.2") == {"Figure 3"}
     assert claims.covers("Proposition 4, Lemma 2") == {"Proposition 4", "Lemma 2"}
     assert claims.covers("Sec. 5.1 (Kruskal-rank test)") == set()
+    assert claims.covers("Lemma 5.1 and Theorem 3.1") == {"Lemma 5.1", "Theorem 3.1"}
+    assert claims.covers("Corollary 8.1") == {"Corollary 8.1"}
     made = [claims.Claim(paper="chen2024", ref=ref, statement="", paper_value="", ours="", verdict=v, scale="default",
                          chapter="c", label="l") for ref, v in (("Theorem 1", "reproduced"), ("Figures 5-6", "partly"))]
     (row,) = claims.summary(made)
