@@ -58,7 +58,7 @@ def test_ensemble_member_equals_training_it_alone(optimizer, extra):
 
 def test_members_stop_on_their_own_and_stay_frozen():
     data = TASK.sample(64, seed=0)
-    config = TrainConfig(steps=400, lr=(0.05, 1e-5), batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
+    config = TrainConfig(steps=400, lr=(0.02, 1e-5), batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
     run = train(MODEL, [0, 1], config, data, evals={"train": data}, progress=False)
     assert run.stopped_at[0] > 0 and run.final("train")[0] == 1.0  # the fast member memorised and stopped
     assert run.stopped_at[1] == -1  # the slow one never did, and trained to the end
@@ -175,7 +175,7 @@ def test_stop_margin_counts_only_clear_wins():
     from lib.train import correct_by_margin
 
     data = TASK.sample(64, seed=0)
-    plain = TrainConfig(steps=400, lr=0.05, batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
+    plain = TrainConfig(steps=400, lr=0.02, batch_size=None, eval_every=10, stop_when=("train", "acc", 1.0))
     a = train(MODEL, [0], plain, data, evals={"train": data}, progress=False)
     assert a.stopped_at[0] > 0
     with torch.no_grad():  # the model plain accuracy stopped (its weights are frozen there)
