@@ -95,6 +95,18 @@ def test_generate_batches_mixed_lengths_and_keeps_prefixes():
         generate(model, [np.array([], dtype=np.int64)], 6)
 
 
+def test_generate_stops_a_row_at_its_stop_token_and_changes_nothing_before_it():
+    model = cf.dyck_completer(dw.from_string("((()))()"))
+    prefixes = [np.array([0]), np.array([0, 0, 0, 1])]
+    plain = generate(model, prefixes, 8, greedy=True)
+    stopped = generate(model, prefixes, 8, greedy=True, stop=dw.CLOSE)
+    for full, cut, p in zip(plain, stopped, prefixes):
+        first = len(p) + int(np.argmax(full[len(p):] == dw.CLOSE))  # the first generated ')'
+        assert (cut[:first + 1] == full[:first + 1]).all() and (cut[first:] == dw.CLOSE).all()
+    with pytest.raises(ValueError, match="stop"):
+        generate(model, prefixes, 8, stop=-1)
+
+
 # ----------------------------------------------------------------------------- closed forms
 def test_telescoping_identity_holds_for_any_embedding():
     rng = np.random.default_rng(0)
@@ -168,3 +180,44 @@ def test_claim53_three_weights_complete_every_prefix():
         assert dw.is_valid(cf.complete(model, dw.valid_prefixes(N), N, greedy=True)).all()
     out = cf.complete(cf.claim53_model(8), [dw.from_string("(((")], 8, greedy=True)[0]
     assert dw.to_string(out) == "((()))()()()()()"
+
+
+# ----------------------------------------------------------------------------- training
+from lib.papers.richard2024 import sweeps, training  # noqa: E402
+
+
+def test_word_sets_are_distinct_bounded_and_exclude_what_they_are_told():
+    words = training.word_set(8, 200, max_depth=3, seed=0)
+    assert len(dw.distinct(words)) == 200 and (dw.depth(words) <= 3).all()
+    held = words[:50]
+    rest = training.word_set(8, None, max_depth=3, exclude=held)
+    assert len(rest) == dw.depth_counts(8)[3] - 50
+    assert not {w.tobytes() for w in rest} & {w.tobytes() for w in held}
+    with pytest.raises(ValueError, match="only 128 words"):
+        training.word_set(8, 500, max_depth=2)
+    sampled = training.word_set(16, 100, min_depth=13, seed=1)
+    assert len(dw.distinct(sampled)) == 100 and (dw.depth(sampled) >= 13).all()
+    assert len(training.tiled(words[:3], 10)) == 10
+
+
+def test_a_trained_decoder_learns_to_complete_and_an_untrained_one_does_not():
+    words = dw.all_words(6)
+    prompts = training.random_prefixes(words, 200, seed=0)
+    config = gpt_config(2, 12, 16, 1, 2, mlp_ratio=4)
+    run = training.train_on_words(config, [0], words, steps=150, lr=1e-2, batch_size=64, warmup=10)
+    trained = training.completion_accuracy(run.model(0), prompts, 6, seed=1)
+    untrained = training.completion_accuracy(build_model(config, seed=0), prompts, 6, seed=1)
+    assert trained >= 0.9 and untrained <= 0.5, (trained, untrained)
+
+
+def test_ablation_variants_hold_what_they_fix_and_kmeans_separates_clusters():
+    for variant in sweeps.VARIANTS:
+        model = build_model(sweeps.variant_config(variant, 6, 8, 2, 2, 2))
+        buffers = {n for n, _ in model.named_buffers()}
+        assert ("W_E" in buffers) == (variant not in sweeps.VARIANTS[:2])
+        assert ("W_pos" in dict(model.named_parameters())) == (variant != "no positional embedding")
+    E = sweeps.fixed_embedding(16)
+    assert np.allclose(E[0], -E[1]) and np.isclose(np.linalg.norm(E[0]), 4.0)
+    points = np.concatenate([np.zeros((20, 3)), np.full((20, 3), 10.0)]) + np.random.default_rng(0).normal(0, .1, (40, 3))
+    labels, centroids = training.kmeans(points, 2)
+    assert len(set(labels[:20])) == 1 and len(set(labels[20:])) == 1 and labels[0] != labels[-1]

@@ -116,7 +116,7 @@ def gpt_config(vocab_size: int, max_len: int, d_model: int, n_layers: int, n_hea
 
 @torch.no_grad()
 def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, seed: int = 0,
-             batch_size: int = 8192) -> np.ndarray:
+             batch_size: int = 8192, stop: int | None = None) -> np.ndarray:
     """Complete every prefix to ``length`` tokens, one token at a time from the model's next-token
     distribution: sampled (temperature 1, the default, as the paper's ``generate``) or the arg-max
     (``greedy``). ``prefixes``: a list of 1-d integer arrays (any lengths from 1 to ``length``)
@@ -126,10 +126,15 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
     at position ``t - 1`` of ``x[:, :t]`` are the next-token distribution of every row whose
     prefix is no longer than ``t`` (the other rows keep their given token). That is
     ``length - 1`` forward passes per batch whatever the mix of lengths. A row's sampled tokens
-    come from one generator seeded with ``seed``, drawn for all rows at each step."""
+    come from one generator seeded with ``seed``, drawn for all rows at each step.
+
+    ``stop``: a token id that ends a row (an end-of-sequence token); a batch stops early once
+    every row has generated it, and the rest of such a row is filled with ``stop``."""
     length = validate.integer("generate", "length", length, minimum=1)
     validate.boolean("generate", "greedy", greedy)
     batch_size = validate.integer("generate", "batch_size", batch_size, minimum=1)
+    if stop is not None:
+        stop = validate.integer("generate", "stop", stop, minimum=0)
     if not getattr(getattr(model, "config", None), "causal", False):
         raise ValueError("generate: the model must be causal (a DecoderConfig, or causal=True), so that a "
                          "position's logits do not read later tokens")
@@ -148,13 +153,21 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
     for start in range(0, len(rows), batch_size):
         x = torch.as_tensor(out[start:start + batch_size], device=device)
         known = torch.as_tensor(given[start:start + batch_size], device=device)
+        stopped = torch.zeros(len(x), dtype=torch.bool, device=device)
         for t in range(int(known.min()), length):
+            if stop is not None and bool(stopped.all()):
+                x[:, t:] = stop
+                break
             logits = model(x[:, :t])[:, -1].double()
             if greedy:
                 nxt = logits.argmax(-1)
             else:
                 nxt = torch.multinomial(torch.softmax(logits, -1).cpu(), 1, generator=generator)[:, 0].to(device)
+            if stop is not None:
+                nxt = torch.where(stopped, stop, nxt)
             x[:, t] = torch.where(known <= t, nxt, x[:, t])
+            if stop is not None:
+                stopped |= (known <= t) & (x[:, t] == stop)
         out[start:start + batch_size] = x.cpu().numpy()
     model.train(was_training)
     return out

@@ -1,0 +1,117 @@
+"""Figure 1 of Richard (2024, Sec. 2): a decoder trained on Boolean simplification equalities,
+tested in sample and out of sample, on expressions as deep as its training data and deeper.
+
+* :func:`make_data`: the held-out simplified forms (Sec. 2.2), a training set per depth whose
+  right-hand sides avoid them, and test sets per depth, in sample (right-hand side seen in
+  training) and out of sample (right-hand side held out);
+* :func:`encode`: the equations ``<start> LHS = RHS <end>`` as one stream cut into windows that
+  start at ``<start>``, as the paper's minibatches, with the loss on the right-hand side and
+  ``<end>`` only (the paper does not mask; on a CPU budget the loss on the answer learns much
+  faster: a stated difference);
+* :func:`complete`: greedy completion of ``<start> LHS =`` up to ``<end>``, and
+  :func:`accuracy`, the paper's criterion (:func:`~lib.tasks.boolean_expressions.is_correct`);
+* :func:`constant_baselines`: the accuracy of always answering ``true`` (or ``false``), which
+  a model can reach without simplifying anything.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...models.decoder import generate
+from ...tasks import boolean_expressions as bx
+from ...tasks.base import IGNORE, Batch
+
+PAD, END, EQUALS = bx.VOCAB[bx.PAD], bx.VOCAB["<end>"], bx.VOCAB["="]
+
+
+def _draw(k: int, q: int, count: int, seed: int, keep) -> list[tuple[str, str]]:
+    """``count`` (LHS, RHS) pairs of depth ``q`` whose RHS passes ``keep``, drawn in rounds."""
+    pairs, round_ = [], 0
+    while len(pairs) < count:
+        batch = bx.sample(k, q, max(256, 2 * (count - len(pairs))), seed=seed * 1000 + round_)
+        pairs += [p for p in batch if keep(p[1])]
+        round_ += 1
+        if round_ > 200:
+            raise RuntimeError(f"_draw: found only {len(pairs)} of {count} expressions of depth {q} in 200 rounds")
+    return pairs[:count]
+
+
+def make_data(*, k: int, train_depths, test_depths, n_train: int, n_test: int, n_held_out: int = 128,
+              pool_per_depth: int = 2000, seed: int = 0) -> dict:
+    """The data of Figure 1. The held-out forms are drawn from the simplified forms of
+    ``pool_per_depth`` expressions of every depth used; training sets (``train[q]``) never have a
+    held-out right-hand side; ``test[(q, "in")]`` has only seen ones and ``test[(q, "out")]``
+    only held-out ones."""
+    depths = sorted(set(train_depths) | set(test_depths))
+    pool = [rhs for q in depths for _, rhs in bx.sample(k, q, pool_per_depth, seed=seed * 100 + q)]
+    held = bx.held_out_forms(pool, n_held_out, seed=seed)
+    train = {q: _draw(k, q, n_train, seed + 10 + q, lambda f: f not in held) for q in train_depths}
+    test = {}
+    for q in test_depths:
+        test[(q, "in")] = _draw(k, q, n_test, seed + 30 + q, lambda f: f not in held)
+        test[(q, "out")] = _draw(k, q, n_test, seed + 50 + q, lambda f: f in held)
+    return {"held_out": held, "train": train, "test": test}
+
+
+def encode(pairs, context: int) -> Batch:
+    """The training rows of Sec. 2.2: the equations ``<start> LHS = RHS <end>`` concatenated into
+    one stream, cut into windows of ``context`` tokens that each start at a ``<start>`` (and need
+    not end at an ``<end>``); the next window starts at the first equation the last one cut
+    short. Inputs ``window[:-1]``, targets ``window[1:]``, with
+    :data:`~lib.tasks.base.IGNORE` everywhere but on right-hand sides and ``<end>`` (the loss
+    on the answer only: a stated difference from the paper, which learns faster on a CPU)."""
+    equations = [bx.VOCAB.encode(bx.equation(lhs, rhs)).numpy() for lhs, rhs in pairs]
+    if not equations:
+        raise ValueError("encode: no equations")
+    if max(map(len, equations)) > context:
+        raise ValueError(f"encode: an equation has {max(map(len, equations))} tokens, more than context={context}")
+    stream = np.concatenate(equations + [np.full(context, PAD)])
+    answer = np.concatenate([np.cumsum(e == EQUALS) > 0 for e in equations] + [np.zeros(context, bool)])
+    answer &= stream != EQUALS  # the answer is what follows '=', through '<end>'
+    ends = np.cumsum([len(e) for e in equations])
+    starts = ends - np.array([len(e) for e in equations])
+    windows, i = [], 0
+    while i < len(equations):
+        windows.append(starts[i])
+        fits = np.searchsorted(ends, starts[i] + context, side="right")  # equations that end inside
+        i = max(i + 1, int(fits))
+    rows = np.stack([stream[w:w + context] for w in windows])
+    targets = np.stack([np.where(answer[w + 1:w + context], stream[w + 1:w + context], IGNORE) for w in windows])
+    return Batch(x=torch.as_tensor(rows[:, :-1]), y=torch.as_tensor(targets))
+
+
+def prompt(lhs: str) -> np.ndarray:
+    """``<start> LHS =`` as token ids: what the model completes."""
+    return bx.VOCAB.encode(["<start>", *bx.tokenize(lhs), "="]).numpy()
+
+
+@torch.no_grad()
+def complete(model, lhs_list, max_new: int = 48, batch_size: int = 256) -> list[list[str]]:
+    """Greedy completions of each ``<start> LHS =``, cut before ``<end>`` (the paper's decoding
+    is not stated; greedy is the deterministic choice). Prompts are batched by length, so a
+    batch runs only as many steps as its answers need."""
+    prompts = [prompt(lhs) for lhs in lhs_list]
+    order = np.argsort([len(p) for p in prompts], kind="stable")
+    out: list[list[str]] = [[] for _ in prompts]
+    for start in range(0, len(order), batch_size):
+        chunk = order[start:start + batch_size]
+        longest = max(len(prompts[i]) for i in chunk)
+        limit = min(longest + max_new, model.config.max_len)
+        words = generate(model, [prompts[i] for i in chunk], limit, greedy=True, stop=END)
+        for row, i in zip(words, chunk):
+            answer = bx.VOCAB.decode(row[len(prompts[i]):])
+            out[i] = answer[:answer.index("<end>")] if "<end>" in answer else answer
+    return out
+
+
+def accuracy(model, pairs, max_new: int = 48) -> float:
+    """The share of ``pairs`` whose greedy answer is correct by the paper's criterion."""
+    answers = complete(model, [lhs for lhs, _ in pairs], max_new)
+    return float(np.mean([bx.is_correct(a, lhs, rhs) for a, (lhs, rhs) in zip(answers, pairs)]))
+
+
+def constant_baselines(pairs) -> dict[str, float]:
+    """Accuracy of answering ``true`` to everything, and ``false``: a model that only knows the
+    commonest answers scores this much without simplifying anything."""
+    return {c: float(np.mean([rhs == c for _, rhs in pairs])) for c in ("true", "false")}

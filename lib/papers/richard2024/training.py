@@ -1,0 +1,147 @@
+"""Training decoders on Dyck words and measuring depth extrapolation (Richard 2024, Sec. 4.2,
+App. 5.3), with the shared trainer and the library's decoder.
+
+* data: :func:`word_set` (distinct words of bounded depth, enumerated or sampled),
+  :func:`as_batch` (next-token targets, one word per row), :func:`tiled` (sets of different
+  sizes as equal-sized per-member data, each word equally likely);
+* prompts: :func:`deep_prefixes` (distinct words of depth >= q cut at their peak) and
+  :func:`random_prefixes` (random cuts of training words: the in-sample test);
+* :func:`completion_accuracy`: the paper's metric, the share of sampled completions that are
+  Dyck words;
+* the paper's recipe scaled down (:data:`RECIPE`, nanoGPT's AdamW settings),
+  :func:`train_on_words` and :func:`best_lr` (a rate grid read at its lowest training loss);
+* readings of trained models: :func:`ov_matrix` (Figure 5), :func:`positional_paths`
+  (Figure 7), :func:`kmeans`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...models.decoder import generate
+from ...tasks import dyck_words
+from ...tasks.base import Batch
+from ...train import TrainConfig, train
+
+#: nanoGPT's optimiser (AdamW, betas 0.9/0.95, weight decay 0.1, warm-up then cosine, clip 1)
+RECIPE = dict(optimizer="adamw", betas=(0.9, 0.95), weight_decay=0.1, schedule="warmup_cosine", grad_clip=1.0)
+
+
+def word_set(N: int, count: int | None, *, max_depth: int | None = None, min_depth: int = 1, seed: int = 0,
+             exclude: np.ndarray | None = None) -> np.ndarray:
+    """``count`` distinct words of D_2N with depth in ``[min_depth, max_depth]`` (all of them if
+    ``count`` is None), drawn uniformly without replacement and in random order; enumerated for
+    N <= 13, sampled beyond. ``exclude``: words that must not appear (a test set)."""
+    rng = np.random.default_rng(seed)
+    max_depth = N if max_depth is None else max_depth
+    if N <= dyck_words.MAX_ENUMERATED:
+        words = dyck_words.all_words(N)
+        depth = dyck_words.depth(words)
+        pool = words[(depth >= min_depth) & (depth <= max_depth)]
+        if exclude is not None and len(exclude):
+            taken = {w.tobytes() for w in np.asarray(exclude, dtype=np.int64)}
+            pool = pool[[w.tobytes() not in taken for w in pool]]
+        pool = pool[rng.permutation(len(pool))]
+        if count is not None and count > len(pool):
+            raise ValueError(f"word_set: only {len(pool):,} words of D_{2 * N} have depth in [{min_depth}, "
+                             f"{max_depth}]; asked for {count:,}")
+        return pool if count is None else pool[:count]
+    if count is None:
+        raise ValueError(f"word_set: D_{2 * N} is too large to take every word; give a count")
+    drawn = dyck_words.sample_by_depth(N, 2 * count + 64, min_depth=min_depth, max_depth=max_depth,
+                                       seed=int(rng.integers(2**31)))
+    kept = dyck_words.distinct(drawn)
+    if exclude is not None and len(exclude):
+        taken = {w.tobytes() for w in np.asarray(exclude, dtype=np.int64)}
+        kept = kept[[w.tobytes() not in taken for w in kept]]
+    if len(kept) < count:
+        raise ValueError(f"word_set: found {len(kept):,} distinct words of depth in [{min_depth}, {max_depth}] "
+                         f"in {len(drawn):,} draws; asked for {count:,} (the band may hold fewer)")
+    return kept[:count]
+
+
+def as_batch(words) -> Batch:
+    """Next-token prediction on whole words: inputs ``w[:-1]``, targets ``w[1:]``."""
+    words = torch.as_tensor(np.asarray(words, dtype=np.int64))
+    return Batch(x=words[:, :-1], y=words[:, 1:])
+
+
+def tiled(words: np.ndarray, size: int) -> np.ndarray:
+    """``words`` repeated to ``size`` rows (a set of m distinct words as data of any size, each
+    word drawn with probability 1/m), so sets of different sizes train as one ensemble."""
+    words = np.asarray(words)
+    return np.resize(words, (size, words.shape[1]))
+
+
+def deep_prefixes(N: int, min_depth: int, count: int, seed: int = 0) -> list[np.ndarray]:
+    """Peak prefixes (:func:`~lib.tasks.dyck_words.peak_prefix`) of ``count`` distinct words of
+    depth >= ``min_depth`` (all of them if fewer exist): prompts as deep as the test words."""
+    enumerable = N <= dyck_words.MAX_ENUMERATED
+    words = word_set(N, None if enumerable else count, min_depth=min_depth, seed=seed)[:count]
+    return [dyck_words.peak_prefix(w) for w in words]
+
+
+def random_prefixes(words: np.ndarray, count: int, seed: int = 0) -> list[np.ndarray]:
+    """``count`` prefixes of training words cut at a uniform position 1 .. 2N - 1 (the words drawn
+    uniformly with replacement): the in-sample test."""
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, len(words), count)
+    cuts = rng.integers(1, words.shape[1], count)
+    return [words[i, :c] for i, c in zip(rows, cuts)]
+
+
+def completion_accuracy(model, prefixes: list[np.ndarray], N: int, *, seed: int = 0) -> float:
+    """The share of prefixes whose sampled completion (temperature 1) is a word of D_2N."""
+    return float(dyck_words.is_valid(generate(model, prefixes, 2 * N, seed=seed)).mean())
+
+
+def train_on_words(model, seeds, data, *, steps: int, lr: float, batch_size: int | None, warmup: int,
+                   device=None, stop_after: int | None = None, **recipe):
+    """Train decoders (a config, or one per member) on words: ``data`` is one array of words shared
+    by every member, or one array per member (of equal lengths: see :func:`tiled`)."""
+    settings = {**RECIPE, **recipe}
+    config = TrainConfig(steps=steps, lr=lr, batch_size=batch_size, warmup=warmup, eval_every=steps, **settings)
+    batches = as_batch(data) if isinstance(data, np.ndarray) else [as_batch(d) for d in data]
+    return train(model, list(seeds), config, batches, device=device, progress=False, stop_after=stop_after)
+
+
+def best_lr(lrs, final_losses) -> float:
+    """The learning rate whose members (seeds) have the lowest mean final training loss: a sweep
+    over rates is read at its best rate, chosen on training data, never on the test."""
+    means = {lr: float(np.mean([l for r, l in zip(lrs, final_losses) if r == lr])) for lr in dict.fromkeys(lrs)}
+    return min(means, key=means.get)
+
+
+def ov_matrix(model, layer: int = -1) -> np.ndarray:
+    """A layer's value-output circuit ``sum_h W_V[h] W_O[h]`` (``d x d``; nanoGPT's value weights
+    times the output projection, the "value times projection" matrix of Figure 5)."""
+    attn = model.layers[layer].attn
+    W_V = attn.W_V.detach().double()
+    if getattr(attn, "W_O", None) is None:
+        return W_V.mean(0).numpy()
+    return torch.einsum("hde,hef->df", W_V, attn.W_O.detach().double()).numpy()
+
+
+def positional_paths(model) -> np.ndarray:
+    """Figure 7's curves: for each coordinate j of the learned positional embedding, the cumulative
+    sum over positions ``r -> sum_{i<=r} B_{i,j}``; shape ``(d, n)``."""
+    return np.cumsum(model.get_weight("W_pos").double().numpy(), axis=0).T
+
+
+def kmeans(points: np.ndarray, k: int, *, seed: int = 0, iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """Lloyd's k-means (k-means++ start) on the rows of ``points``: labels and centroids."""
+    rng = np.random.default_rng(seed)
+    points = np.asarray(points, dtype=np.float64)
+    centroids = [points[rng.integers(len(points))]]
+    for _ in range(1, min(k, len(points))):
+        d2 = np.min([((points - c) ** 2).sum(1) for c in centroids], axis=0)
+        centroids.append(points[rng.choice(len(points), p=d2 / d2.sum())] if d2.sum() > 0 else points[0])
+    centroids = np.array(centroids)
+    for _ in range(iterations):
+        labels = ((points[:, None] - centroids[None]) ** 2).sum(-1).argmin(1)
+        new = np.array([points[labels == j].mean(0) if (labels == j).any() else centroids[j]
+                        for j in range(len(centroids))])
+        if np.allclose(new, centroids):
+            break
+        centroids = new
+    return labels, centroids

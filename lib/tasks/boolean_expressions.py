@@ -1,0 +1,230 @@
+"""Boolean-expression simplification (Richard, 2024, Sec. 2 and App. 5.1): equalities
+``<start> LHS = RHS <end>`` where LHS is a random nested expression over four variables and RHS
+its simplified form.
+
+* :func:`random_clause` is the paper's Algorithm 1 (a clause of maximum depth q: a leaf at
+  q <= 0, otherwise two children of depth q - 1 or q - 2 joined by ``&`` or ``|``), and
+  :func:`random_expression` joins k clauses, each wrapped in parentheses, by ``&`` or ``|``
+  without parentheses at the top, as in the paper's example;
+* :func:`truth_table` evaluates an expression (text or tokens) on all 16 assignments as a 16-bit
+  mask, with the usual precedence (``¬`` over ``&`` over ``|``: how sympy parses the paper's
+  example), and fails loudly on a malformed one;
+* :func:`simplify` is the oracle: sympy's ``simplify_logic``, applied once per Boolean function
+  (there are only 2^16) through the truth table and cached; :func:`simplify_sympy` applies it to
+  the parsed expression directly, the reference the fast oracle is checked against;
+* :data:`VOCAB` is the paper's 14 tokens plus a padding token, :func:`tokenize` and
+  :func:`equation` turn text into tokens;
+* :func:`held_out_forms` draws the 128 simplified forms whose expressions are *out of sample*
+  (Sec. 2.2), and :func:`is_correct` is the paper's criterion: the generated RHS is shorter than
+  the LHS and logically equivalent to the true simplified form.
+
+Expressions are plain strings with one space around ``&`` and ``|`` and ``¬`` written against
+its operand (``(¬p2 & p0)``), as the paper prints them.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+from .base import Vocab, check_int
+
+VARIABLES = ("p0", "p1", "p2", "p3")
+#: the leaves of Algorithm 1: the constants and each variable or its negation
+LEAVES = ("true", "false") + tuple(f"{sign}{p}" for p in VARIABLES for sign in ("", "¬"))
+#: the paper's 14 tokens (Sec. 2.1), then a padding token for rows of one equation each
+TOKENS = ("p0", "p1", "p2", "p3", "<start>", "<end>", "&", "|", "¬", "=", "false", "true", "(", ")")
+PAD = "<pad>"
+VOCAB = Vocab(TOKENS + (PAD,))
+FULL = 0xFFFF  # the truth table of `true`: all 16 assignments
+_TOKEN = re.compile(r"<start>|<end>|<pad>|p[0-3]|true|false|[&|¬=()]|\S")
+
+
+# ----------------------------------------------------------------------------- generator
+def random_clause(q: int, rng: np.random.Generator) -> str:
+    """Algorithm 1: a leaf if ``q <= 0``; otherwise ``(left & right)`` or ``(left | right)``
+    with probability 1/2 each, where each child is a clause of depth q - 1 or q - 2 with
+    probability 1/2 each. (The paper's pseudo-code builds both candidates and keeps one; drawing
+    the depth first gives the same distribution.)"""
+    if q <= 0:
+        return LEAVES[rng.integers(len(LEAVES))]
+    left = random_clause(q - 1 - int(rng.integers(2)), rng)
+    right = random_clause(q - 1 - int(rng.integers(2)), rng)
+    return f"({left} {'&' if rng.integers(2) else '|'} {right})"
+
+
+def random_expression(k: int, q: int, rng: np.random.Generator) -> str:
+    """``k`` clauses of maximum depth ``q``, each wrapped in one more pair of parentheses, joined
+    left to right by ``&`` or ``|`` at random (Sec. 2.1: "random join the k expressions")."""
+    k = check_int("random_expression", "k", k, minimum=1)
+    q = check_int("random_expression", "q", q, minimum=0)
+    text = f"({random_clause(q, rng)})"
+    for _ in range(k - 1):
+        text += f" {'&' if rng.integers(2) else '|'} ({random_clause(q, rng)})"
+    return text
+
+
+# ----------------------------------------------------------------------------- tokens
+def tokenize(text: str) -> list[str]:
+    """Tokens of an expression or equation; whitespace is not a token, anything outside the
+    vocabulary is an error."""
+    tokens = _TOKEN.findall(text)
+    unknown = [t for t in tokens if t not in VOCAB.tokens]
+    if unknown:
+        raise ValueError(f"tokenize: {unknown[0]!r} is not one of the tokens {' '.join(TOKENS)}")
+    return tokens
+
+
+def detokenize(tokens) -> str:
+    """Text of a token list, spaced as :func:`random_expression` writes it."""
+    text = " ".join(tokens)
+    return text.replace("( ", "(").replace(" )", ")").replace("¬ ", "¬")
+
+
+def equation(lhs: str, rhs: str) -> list[str]:
+    """The training sequence ``<start> LHS = RHS <end>``, as tokens."""
+    return ["<start>", *tokenize(lhs), "=", *tokenize(rhs), "<end>"]
+
+
+# ----------------------------------------------------------------------------- semantics
+#: the truth table of each variable: bit i is the value at assignment i, where p_k = bit 3 - k of i
+_VARIABLE_TABLE = {p: sum(1 << i for i in range(16) if (i >> (3 - k)) & 1) for k, p in enumerate(VARIABLES)}
+
+
+def truth_table(expression) -> int:
+    """The expression's values on all 16 assignments of p0..p3, as a 16-bit mask. Precedence
+    ``¬`` > ``&`` > ``|`` (sympy's, which gives the paper's example its printed simplification);
+    a malformed expression (say a model's output) raises ValueError."""
+    tokens = tokenize(expression) if isinstance(expression, str) else list(expression)
+    position = 0
+
+    def peek():
+        return tokens[position] if position < len(tokens) else None
+
+    def take():
+        nonlocal position
+        position += 1
+        return tokens[position - 1]
+
+    def disjunction():
+        value = conjunction()
+        while peek() == "|":
+            take()
+            value |= conjunction()
+        return value
+
+    def conjunction():
+        value = negation()
+        while peek() == "&":
+            take()
+            value &= negation()
+        return value
+
+    def negation():
+        if peek() == "¬":
+            take()
+            return FULL ^ negation()
+        return atom()
+
+    def atom():
+        token = take() if peek() is not None else None
+        if token in _VARIABLE_TABLE:
+            return _VARIABLE_TABLE[token]
+        if token in ("true", "false"):
+            return FULL if token == "true" else 0
+        if token == "(":
+            value = disjunction()
+            if peek() != ")":
+                raise ValueError(f"truth_table: expected ')' at token {position} of {detokenize(tokens)!r}")
+            take()
+            return value
+        raise ValueError(f"truth_table: unexpected {token!r} at token {position} of {detokenize(tokens)!r}")
+
+    if not tokens:
+        raise ValueError("truth_table: empty expression")
+    value = disjunction()
+    if position != len(tokens):
+        raise ValueError(f"truth_table: unexpected {tokens[position]!r} at token {position} of {detokenize(tokens)!r}")
+    return value
+
+
+def _symbols():
+    import sympy
+
+    return sympy.symbols(" ".join(VARIABLES))
+
+
+def _print(expr) -> str:
+    """sympy's printing in the paper's symbols: ``~`` -> ``¬``, ``True`` -> ``true``."""
+    return str(expr).replace("~", "¬").replace("True", "true").replace("False", "false")
+
+
+@lru_cache(maxsize=None)
+def simplify_table(table: int) -> str:
+    """The simplified form of the Boolean function with this truth table: sympy's
+    ``simplify_logic`` of its sum of minterms (cached: there are 2^16 functions)."""
+    from sympy.logic.boolalg import SOPform, simplify_logic
+
+    table = check_int("simplify_table", "table", table, minimum=0, maximum=FULL)
+    if table in (0, FULL):
+        return "true" if table else "false"
+    minterms = [[(i >> (3 - k)) & 1 for k in range(4)] for i in range(16) if (table >> i) & 1]
+    return _print(simplify_logic(SOPform(list(_symbols()), minterms)))
+
+
+def simplify(expression: str) -> str:
+    """The oracle of Sec. 2.1: the simplified form of ``expression``, through its truth table
+    (fast; agrees with :func:`simplify_sympy`, which the tests check)."""
+    return simplify_table(truth_table(expression))
+
+
+def simplify_sympy(expression: str) -> str:
+    """sympy's ``simplify_logic`` on the parsed expression itself: the paper's oracle, literally
+    (slow: tens to hundreds of expressions a second)."""
+    from sympy.logic.boolalg import simplify_logic
+    from sympy.parsing.sympy_parser import parse_expr
+
+    text = expression.replace("¬", "~").replace("true", "True").replace("false", "False")
+    return _print(simplify_logic(parse_expr(text, local_dict=dict(zip(VARIABLES, _symbols())))))
+
+
+# ----------------------------------------------------------------------------- data and metric
+def sample(k: int, q: int, count: int, seed: int = 0) -> list[tuple[str, str]]:
+    """``count`` (LHS, RHS) pairs: random expressions of ``k`` clauses of depth ``q`` and their
+    simplified forms, deterministic given ``seed``."""
+    count = check_int("sample", "count", count, minimum=0)
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for _ in range(count):
+        lhs = random_expression(k, q, rng)
+        pairs.append((lhs, simplify(lhs)))
+    return pairs
+
+
+def held_out_forms(forms, count: int = 128, seed: int = 0) -> frozenset[str]:
+    """Sec. 2.2's held-out set: ``count`` distinct simplified forms drawn uniformly from the
+    distinct non-constant forms in ``forms``. Expressions whose simplified form is held out are
+    *out of sample*: no training equation has that right-hand side. (The paper does not say how
+    it drew its 128; the constants are never held out here, or the out-of-sample set would be
+    mostly ``true`` and ``false``.)"""
+    count = check_int("held_out_forms", "count", count, minimum=1)
+    pool = sorted({f for f in forms if f not in ("true", "false")})
+    if len(pool) < count:
+        raise ValueError(f"held_out_forms: only {len(pool)} distinct non-constant forms to draw {count} from")
+    chosen = np.random.default_rng(seed).choice(len(pool), count, replace=False)
+    return frozenset(pool[i] for i in chosen)
+
+
+def is_correct(generated, lhs, rhs: str) -> bool:
+    """The paper's criterion (Sec. 2.2): the generated right-hand side (tokens or text, up to
+    ``<end>``) has fewer tokens than the LHS and is logically equivalent to the true simplified
+    form ``rhs``; an expression that does not parse is wrong."""
+    tokens = tokenize(generated) if isinstance(generated, str) else list(generated)
+    lhs_tokens = tokenize(lhs) if isinstance(lhs, str) else list(lhs)
+    if not tokens or len(tokens) >= len(lhs_tokens):
+        return False
+    try:
+        return truth_table(tokens) == truth_table(rhs)
+    except ValueError:
+        return False
