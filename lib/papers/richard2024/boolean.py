@@ -2,8 +2,9 @@
 tested in sample and out of sample, on expressions as deep as its training data and deeper.
 
 * :func:`make_data`: the held-out simplified forms (Sec. 2.2), a training set per depth whose
-  right-hand sides avoid them, and test sets per depth, in sample (right-hand side seen in
-  training) and out of sample (right-hand side held out);
+  right-hand sides avoid them, and test sets per depth, in sample (right-hand side not held
+  out: the paper's definition, which does not require that training saw it) and out of sample
+  (right-hand side held out);
 * :func:`encode`: the equations ``<start> LHS = RHS <end>`` as one stream cut into windows that
   start at ``<start>``, as the paper's minibatches, with the loss on the right-hand side and
   ``<end>`` only (the paper does not mask; on a CPU budget the loss on the answer learns much
@@ -40,9 +41,10 @@ def _draw(k: int, q: int, count: int, seed: int, keep) -> list[tuple[str, str]]:
 def make_data(*, k: int, train_depths, test_depths, n_train: int, n_test: int, n_held_out: int = 128,
               pool_per_depth: int = 2000, seed: int = 0) -> dict:
     """The data of Figure 1. The held-out forms are drawn from the simplified forms of
-    ``pool_per_depth`` expressions of every depth used; training sets (``train[q]``) never have a
-    held-out right-hand side; ``test[(q, "in")]`` has only seen ones and ``test[(q, "out")]``
-    only held-out ones."""
+    ``pool_per_depth`` expressions of every depth used (so they depend on ``train_depths`` and
+    ``test_depths``, not on ``n_train``); training sets (``train[q]``) never have a held-out
+    right-hand side; ``test[(q, "in")]`` has none either and ``test[(q, "out")]`` only held-out
+    ones."""
     depths = sorted(set(train_depths) | set(test_depths))
     pool = [rhs for q in depths for _, rhs in bx.sample(k, q, pool_per_depth, seed=seed * 100 + q)]
     held = bx.held_out_forms(pool, n_held_out, seed=seed)
@@ -87,10 +89,11 @@ def prompt(lhs: str) -> np.ndarray:
 
 
 @torch.no_grad()
-def complete(model, lhs_list, max_new: int = 48, batch_size: int = 256) -> list[list[str]]:
+def complete(model, lhs_list, max_new: int = 128, batch_size: int = 256) -> list[list[str]]:
     """Greedy completions of each ``<start> LHS =``, cut before ``<end>`` (the paper's decoding
     is not stated; greedy is the deterministic choice). Prompts are batched by length, so a
-    batch runs only as many steps as its answers need."""
+    batch runs only as many steps as its answers need; ``max_new`` (capped by the context) is
+    room for the longest simplified form of any function of four variables (95 tokens)."""
     prompts = [prompt(lhs) for lhs in lhs_list]
     order = np.argsort([len(p) for p in prompts], kind="stable")
     out: list[list[str]] = [[] for _ in prompts]
@@ -105,7 +108,7 @@ def complete(model, lhs_list, max_new: int = 48, batch_size: int = 256) -> list[
     return out
 
 
-def accuracy(model, pairs, max_new: int = 48) -> float:
+def accuracy(model, pairs, max_new: int = 128) -> float:
     """The share of ``pairs`` whose greedy answer is correct by the paper's criterion."""
     answers = complete(model, [lhs for lhs, _ in pairs], max_new)
     return float(np.mean([bx.is_correct(a, lhs, rhs) for a, (lhs, rhs) in zip(answers, pairs)]))
