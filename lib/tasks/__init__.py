@@ -11,6 +11,9 @@ module                 tasks
 :mod:`.dyck`           BoundedDyck, the Dyck-(n, k) recognizer, automaton and member count
 :mod:`.boolean`        PairFunction (EQ, INEQ, DISJ), StringEquality (Eq-random, Eq-one, Eq-ncp)
 :mod:`.nearest_neighbour` NearestNeighbour (with a margin; MQAR as a special case)
+:mod:`.dyck_words`     Dyck words D_2N (function module): enumeration, samplers, depth counts
+:mod:`.boolean_expressions` Boolean simplification (function module): Algorithm 1, truth
+                       tables, the simplify_logic oracle, held-out forms
 :mod:`.registry`       every task with small valid arguments, for the generic tests
 =====================  ==============================================================
 

@@ -8,5 +8,14 @@ module              what
                     Theorem 3.1 (JL memorization) with a margin bound that holds, the
                     stability factor, Theorem 4.1's 2N + 3-weight Dyck completer checked on
                     every (word, prefix) pair, Claim 5.3, Figure 2's paths
+``training``        decoders trained on Dyck words (Sec. 4.2): word sets by depth, deep and
+                    in-sample prefixes, sampled completion and its validity, the learning
+                    rate read off a grid, k-means of positional paths (Figure 7)
+``boolean``         Figure 1's data (held-out forms, in and out of sample), the training
+                    windows, greedy answers and the paper's correctness criterion
+``sweeps``          the named sweeps: Figures 1, 3 (left, right), 4-5 and Table 1, 6-7, and
+                    gradient descent on Eq. (1)'s own model class
+``readings``        how the chapters read a sweep: seed means, the rate of lowest training
+                    loss, valid counts, spectra, the ends of positional paths
 ==================  =====================================================================
 """
