@@ -210,9 +210,8 @@ display(table(shown.rename(columns=lambda c: c.replace("_", " at depth ").replac
 fig, axes = plt.subplots(1, len(depths), figsize=(9, 3.4), sharey=True)
 floor = 0.5 / cfg["n_test"]  # zero drawn at half a test item, so the log axis can show it
 for ax, q in zip(np.atleast_1d(axes), depths):
-    for where, colour in (("in", "tab:red"), ("out", "tab:blue")):
-        ax.plot(fig1.index, np.maximum(fig1[f"{where}_{q}"], floor), "o-", color=colour,
-                label=f"{where} of sample")
+    for where, colour, label in (("in", "tab:red", "in sample"), ("out", "tab:blue", "out of sample")):
+        ax.plot(fig1.index, np.maximum(fig1[f"{where}_{q}"], floor), "o-", color=colour, label=label)
     ax.plot(fig1.index, fig1[f"true_in_{q}"], ":", color="0.5", label="always 'true' (in sample)")
     ax.set(yscale="log", xlabel="training depth q", title=f"test expressions of depth {q}",
            xticks=list(fig1.index))
@@ -236,6 +235,8 @@ print(f"in >= out everywhere and by >= 0.2 somewhere: {in_beats_out} (largest ga
       f"in-sample accuracy on depth-{lo} tests after training at depth {best_depth}, out of sample at depth "
       f"{best_out_depth}; depth-{hi} tests worse (out of sample <= 5%): {deeper_worse}; in sample on depth-{hi} "
       f"tests rises with training depth: {deep_rises}; beats always-'true': {beats_constant}")
+if bool_result.scale != "smoke":  # smoke models train for seconds: their numbers are no evidence
+    assert in_beats_out and best_at_match and deeper_worse and deep_rises and beats_constant
 at = fig1.loc[lo] if lo in fig1.index else fig1.iloc[0]
 record(ref="Figure 1", label="dx-figure-1", reduced=REDUCED, result=bool_result,
        statement=f"in-sample accuracy is far above out-of-sample; depth-{lo} tests are best, in and out of sample, "
@@ -261,8 +262,12 @@ record(ref="Figure 1", label="dx-figure-1", reduced=REDUCED, result=bool_result,
 #   on the closed form's own model class: they memorize, and their extrapolation depends on width,
 #   data and the depth gap (see the verdicts there, several of which differ from the paper at our
 #   scale).
-# * **Boolean simplification** shows the same tension on a task people care about: accuracy is
-#   high where the answer was seen, low where it was not, and lower on deeper expressions.
+# * **Boolean simplification** shows the same tension on a task people care about, and its
+#   shape reproduces at our small scale: on depth-3 tests the model trained at depth 3 is best,
+#   about 40% in sample against 7% out of sample (the paper: 68% and 9%); on depth-6 tests out of
+#   sample stays below 1% whatever the training depth, while in sample rises with it. Only
+#   in-sample accuracy clears the always-`true` baseline (a fifth of the answers), and on depth-6
+#   tests only after training at depth 4 or more.
 #
 # **Where the paper's text does not add up** (stated once here; the chapters check each):
 # 10^7 distinct Dyck words of depth at most 4 (Figure 3 right) do not exist in $D_{32}$, which has
