@@ -3,6 +3,7 @@ paper's examples, the split and the criterion; a decoder that learns the task in
 import numpy as np
 import pytest
 
+from lib.papers.richard2024 import boolean
 from lib.tasks import boolean_expressions as bx
 
 PAPER_EXAMPLE = ("((((p3 & p3) & (true | ¬p2)) & (¬p2 & p0))) | (((¬p3 & p1) & (true & ¬p2))) & "
@@ -71,7 +72,6 @@ def test_held_out_forms_and_the_criterion():
 
 
 def test_equations_train_on_the_answer_only():
-    from lib.papers.richard2024 import boolean
 
     pairs = [("((p0 & p0))", "p0"), ("((true))", "true"), ("((p1 | false))", "p1")]  # 11, 8 and 11 tokens
     batch = boolean.encode(pairs, context=22)
@@ -88,7 +88,6 @@ def test_equations_train_on_the_answer_only():
 def test_a_decoder_learns_simplification_in_sample():
     from lib.models import build_model
     from lib.models.decoder import gpt_config
-    from lib.papers.richard2024 import boolean
     from lib.train import TrainConfig, train
 
     data = boolean.make_data(k=1, train_depths=[1], test_depths=[1], n_train=2000, n_test=200, n_held_out=8,
@@ -102,3 +101,20 @@ def test_a_decoder_learns_simplification_in_sample():
     untrained = boolean.accuracy(build_model(config, seed=0), seen, max_new=12)
     baseline = max(boolean.constant_baselines(seen).values())
     assert trained >= baseline + 0.2 and untrained < 0.1, (trained, untrained, baseline)
+
+
+def test_make_data_splits_in_and_out_of_sample_and_builds_one_depth_alike():
+    full = boolean.make_data(k=1, train_depths=[1, 2], test_depths=[2], n_train=300, n_test=40, n_held_out=8,
+                             pool_per_depth=300)
+    one = boolean.make_data(k=1, train_depths=[1, 2], test_depths=[2], n_train=300, n_test=40, n_held_out=8,
+                            pool_per_depth=300, build=[2])
+    held = full["held_out"]
+    assert len(held) == 8 and "true" not in held and "false" not in held
+    assert all(rhs not in held for q in (1, 2) for _, rhs in full["train"][q])
+    assert all(rhs not in held for _, rhs in full["test"][(2, "in")])
+    assert all(rhs in held for _, rhs in full["test"][(2, "out")])
+    # a sweep point draws only its own depth, with the same held-out forms and the same equations
+    assert one["held_out"] == held and list(one["train"]) == [2] and one["train"][2] == full["train"][2]
+    with pytest.raises(ValueError, match="build"):
+        boolean.make_data(k=1, train_depths=[1], test_depths=[1], n_train=10, n_test=5, n_held_out=2,
+                          pool_per_depth=50, build=[3])

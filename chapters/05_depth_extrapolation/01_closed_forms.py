@@ -102,7 +102,7 @@ display(table(depth_table))
 # asks for $10^7$ *distinct* words of depth at most 4, of which only 7.17 million exist. The
 # paper does not say how it generated words, nor how it cut "prefixes of depth $q \ge 9$" from
 # them. This book draws words uniformly, and cuts a test word right after it first reaches its
-# depth ({func}`~lib.tasks.dyck_words.peak_prefix`): the prefix is as deep as the word, and the
+# depth (`lib.tasks.dyck_words.peak_prefix`): the prefix is as deep as the word, and the
 # shortest such.
 
 # %%
@@ -137,7 +137,7 @@ record(ref="Sec. 4.2 (the D_32 data)", label="dx-dyck-words", paper="course",
 # ## The model of Eq. (1)
 #
 # The theory uses one layer and one head of the library's attention stack, configured as a
-# decoder ({func}`~lib.models.decoder.eq1_config`): uniform causal attention ($Q = 0$), value
+# decoder (`lib.models.decoder.eq1_config`): uniform causal attention ($Q = 0$), value
 # $V = vI$, no residual, no LayerNorm, no MLP, a learned positional embedding $B$ added to the
 # token embedding $E$, and the read-out tied to $E$:
 #

@@ -34,7 +34,7 @@
 # $L = 2$, $h = 4$, context 224, 800 steps of 16 windows on 20,000 equations per depth, 250 test
 # expressions per cell: about two minutes per training depth on a laptop CPU, so the default
 # book loads the sweep from `data/`. The paper scale is defined in
-# {func}`lib.papers.richard2024.sweeps.boolean_simplification` but has not been run.
+# `lib.papers.richard2024.sweeps.boolean_simplification` but has not been run.
 
 # %% tags=["setup", "remove-cell"]
 # Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
@@ -78,7 +78,7 @@ REDUCED = "1 clause instead of 5, d = 64, L = 2, h = 4 instead of d = 1024, L = 
 # expression, and a training sequence is `<start> LHS = RHS <end>`.
 #
 # With four variables there are only $2^{16}$ Boolean functions, so the library's oracle
-# ({func}`~lib.tasks.boolean_expressions.simplify`) evaluates the expression's truth table
+# (`lib.tasks.boolean_expressions.simplify`) evaluates the expression's truth table
 # and calls `simplify_logic` once per distinct function; the cell below checks it against
 # `simplify_logic` on the parsed expression, and against the two worked examples of the paper.
 # For the GPT-4 example we use the expression as GPT-4 restates it ("Original Expression"): the
@@ -147,7 +147,7 @@ print(f"the longest 5-clause expression of depth <= 6 here has {longest} tokens 
 # form is one of them (no training equation has that answer) and *in sample* otherwise. The
 # paper does not say how the 128 were drawn; we draw them uniformly from the distinct
 # non-constant forms of a pool of expressions of every depth
-# ({func}`~lib.tasks.boolean_expressions.held_out_forms`); with the constants among them the
+# (`lib.tasks.boolean_expressions.held_out_forms`); with the constants among them the
 # out-of-sample set would be mostly `true` and `false`. A model is right when its greedy
 # answer, read up to `<end>`, is shorter than the expression and logically equivalent to the
 # oracle's form (the paper checks with sympy's `equals`; we compare truth tables, the same test).

@@ -39,16 +39,20 @@ def _draw(k: int, q: int, count: int, seed: int, keep) -> list[tuple[str, str]]:
 
 
 def make_data(*, k: int, train_depths, test_depths, n_train: int, n_test: int, n_held_out: int = 128,
-              pool_per_depth: int = 2000, seed: int = 0) -> dict:
+              pool_per_depth: int = 2000, seed: int = 0, build=None) -> dict:
     """The data of Figure 1. The held-out forms are drawn from the simplified forms of
     ``pool_per_depth`` expressions of every depth used (so they depend on ``train_depths`` and
     ``test_depths``, not on ``n_train``); training sets (``train[q]``) never have a held-out
     right-hand side; ``test[(q, "in")]`` has none either and ``test[(q, "out")]`` only held-out
-    ones."""
+    ones. ``build`` (default: all of ``train_depths``) names the training sets to draw: one
+    point of a sweep needs only its own, and the held-out forms stay those of the whole sweep."""
+    build = list(train_depths) if build is None else list(build)
+    if not set(build) <= set(train_depths):
+        raise ValueError(f"make_data: build={build} must be among train_depths={list(train_depths)}")
     depths = sorted(set(train_depths) | set(test_depths))
     pool = [rhs for q in depths for _, rhs in bx.sample(k, q, pool_per_depth, seed=seed * 100 + q)]
     held = bx.held_out_forms(pool, n_held_out, seed=seed)
-    train = {q: _draw(k, q, n_train, seed + 10 + q, lambda f: f not in held) for q in train_depths}
+    train = {q: _draw(k, q, n_train, seed + 10 + q, lambda f: f not in held) for q in build}
     test = {}
     for q in test_depths:
         test[(q, "in")] = _draw(k, q, n_test, seed + 30 + q, lambda f: f not in held)

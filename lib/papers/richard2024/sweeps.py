@@ -331,10 +331,10 @@ def boolean_simplification(scale: str) -> tuple[dict, list[dict]]:
     return config, [{"train_depth": q} for q in depths]
 
 
-def _boolean_data(config: dict) -> dict:
+def _boolean_data(config: dict, build) -> dict:
     return boolean.make_data(k=config["k"], train_depths=config["train_depths"], test_depths=config["test_depths"],
                              n_train=config["n_train"], n_test=config["n_test"], n_held_out=config["n_held_out"],
-                             pool_per_depth=config["pool_per_depth"])
+                             pool_per_depth=config["pool_per_depth"], build=build)
 
 
 def run_boolean_simplification(config: dict, points: list[dict], *, scale: str, device=None,
@@ -343,7 +343,7 @@ def run_boolean_simplification(config: dict, points: list[dict], *, scale: str, 
     from ...train import TrainConfig, train
 
     q = points[0]["train_depth"]
-    data = _boolean_data(config)
+    data = _boolean_data(config, build=[q])  # this point's training set only
     batch = boolean.encode(data["train"][q], config["context"])
     model = gpt_config(len(bx.VOCAB), config["context"], config["d"], config["layers"], config["heads"],
                        mlp_ratio=config["mlp_ratio"])
