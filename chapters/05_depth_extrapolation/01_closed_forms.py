@@ -89,9 +89,8 @@ for text in ("(()(()))((()))()", "(((((((())))))))", "()()()()()()()()"):
     print(f"{text}  depth {dw.depth(word)}  heights {dw.heights(word).tolist()}")
 counts = {N: dw.depth_counts(N) for N in (8, 10, 12, 16)}
 assert all(counts[N][h] == int((dw.depth(dw.all_words(N)) <= h).sum()) for N in (8, 10) for h in range(1, N + 1))
-depth_table = pd.DataFrame({f"N = {N}": {f"depth <= {h}": counts[N].get(h) for h in (2, 3, 4, 5, 6, 7, 8, 9, 12)}
-                            for N in counts}).T
-depth_table.insert(0, "C_N", [dw.catalan(N) for N in counts])
+depth_table = pd.DataFrame({f"N = {N}": {**{f"depth <= {h}": counts[N].get(h) for h in (2, 3, 4, 5, 6, 7, 8, 9, 12)},
+                                          "all (C_N)": dw.catalan(N)} for N in counts})
 print("Words of D_2N with depth at most h (exact, by dynamic programming; enumeration agrees for N = 8, 10)")
 display(table(depth_table))
 
