@@ -14,6 +14,8 @@ module                 tasks
 :mod:`.dyck_words`     Dyck words D_2N (function module): enumeration, samplers, depth counts
 :mod:`.boolean_expressions` Boolean simplification (function module): Algorithm 1, truth
                        tables, the simplify_logic oracle, held-out forms
+:mod:`.symbol_templates` SymbolTemplates, SymbolicTemplates (abstract symbols, unseen alphabets),
+                       matches / disjointness / diversity, the tasks of Boix-Adsera et al.
 :mod:`.registry`       every task with small valid arguments, for the generic tests
 =====================  ==============================================================
 
@@ -32,7 +34,8 @@ from .base import (IGNORE, SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice,
 _EXPORTS = {"IndexLookup": "retrieval", "InContextQA": "retrieval", "TemplateMatching": "templates",
             "InContextTemplateMatching": "templates", "SequenceClassification": "random_labels",
             "REGISTRY": "registry", "VariableLengthIndexLookup": "variable_length", "BoundedDyck": "dyck",
-            "PairFunction": "boolean", "StringEquality": "boolean", "NearestNeighbour": "nearest_neighbour"}
+            "PairFunction": "boolean", "StringEquality": "boolean", "NearestNeighbour": "nearest_neighbour",
+            "SymbolTemplates": "symbol_templates", "SymbolicTemplates": "symbol_templates"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 

@@ -1,12 +1,15 @@
 """Every task class with small valid arguments: the test suite checks each registered task for
 determinism, argument validation and disjoint splits, so a new task is registered here when it
 lands. (Only the tests import this module; it imports every task family.)"""
+from functools import partial
+
 from .base import Task
 from .boolean import PairFunction, StringEquality
 from .dyck import BoundedDyck
 from .nearest_neighbour import NearestNeighbour
 from .random_labels import SequenceClassification
 from .retrieval import InContextQA, IndexLookup
+from .symbol_templates import SymbolicTemplates, SymbolTemplates, aba_abb, program_symbolic
 from .templates import InContextTemplateMatching, TemplateMatching
 from .variable_length import VariableLengthIndexLookup
 
@@ -21,4 +24,6 @@ REGISTRY: dict[str, tuple[type[Task], dict]] = {
     PairFunction.name: (PairFunction, {"half_length": 4}),
     StringEquality.name: (StringEquality, {"n_symbols": 3, "length": 8}),
     NearestNeighbour.name: (NearestNeighbour, {"n_points": 8, "dim": 6}),
+    SymbolTemplates.name: (partial(SymbolTemplates, *aba_abb()), {"n_symbols": 8, "n_heldout": 5}),
+    SymbolicTemplates.name: (partial(SymbolicTemplates, *program_symbolic()), {"n_symbols": 6, "n_heldout": 5}),
 }
