@@ -1,0 +1,14 @@
+"""Boix-Adsera, Saremi, Abbe, Bengio, Littwin & Susskind (2024): when can transformers reason
+with abstract symbols? Template tasks (built in :mod:`lib.tasks.symbol_templates`), the
+transformer random-features kernel, MLPs that cannot generalise to unseen symbols, and the two
+parameters per head.
+
+==================  =====================================================================
+module              what
+==================  =====================================================================
+``kernel``          eq. (3)'s attention kernel by Monte Carlo over equality patterns, the
+                    cosine MLP layer in closed form (Claim E.2), the MLP kernels, the N
+                    matrix (eq. 12), S_σ (eq. 9), Lemma E.1's determinant identity, kernel
+                    ridge regression on unseen symbols (Prop. 4.3, Theorem 4.4)
+==================  =====================================================================
+"""
