@@ -8,6 +8,7 @@ package                paper
 ``mahdavi2024``        Mahdavi, Liao & Thrampoulidis: memorization capacity of one MHA layer
 ``chen2024``           Chen & Zou: what 1, 2 and 3 attention layers can do
 ``bhattamishra2024``   Bhattamishra, Hahn, Blunsom & Kanade: transformers vs recurrent models
+``boixadsera2024``     Boix-Adsera et al.: template tasks, the transformer kernel, MLPs on unseen symbols
 ``richard2024``        Richard: depth extrapolation on nested structures (Dyck words)
 =====================  =====================================================================
 

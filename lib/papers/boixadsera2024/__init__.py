@@ -9,6 +9,9 @@ module              what
 ``kernel``          eq. (3)'s attention kernel by Monte Carlo over equality patterns, the
                     cosine MLP layer in closed form (Claim E.2), the MLP kernels, the N
                     matrix (eq. 12), S_σ (eq. 9), Lemma E.1's determinant identity, kernel
-                    ridge regression on unseen symbols (Prop. 4.3, Theorem 4.4)
+                    ridge regression on unseen symbols (Prop. 4.3, Theorem 4.4), App. H's
+                    wide random transformer built in the shared attention stack
+``mlp``             MLPs trained on template tasks (App. I): unseen-token weights that never
+                    move, and Lemma I.7's permutation coupling run as code
 ==================  =====================================================================
 """

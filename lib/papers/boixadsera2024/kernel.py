@@ -76,21 +76,23 @@ def patterns(A, B, chunk: int = 64) -> tuple[np.ndarray, np.ndarray]:
     return inverse.reshape(len(A), len(B)), rows[first_index]
 
 
-def pattern_values(unique: np.ndarray, params: KernelParams, chunk: int = 16) -> np.ndarray:
-    """Eq. (3) for each joint pattern, by Monte Carlo with the same draws for every pattern."""
+def pattern_values(unique: np.ndarray, params: KernelParams, chunk: int = 16, per_draw: bool = False) -> np.ndarray:
+    """Eq. (3) for each joint pattern, by Monte Carlo with the same draws for every pattern;
+    with ``per_draw``, the ``(P, draws)`` values whose means these are (for standard errors)."""
     P, k2 = unique.shape
     k = k2 // 2
     rng = np.random.default_rng(params.seed)
     g = rng.standard_normal((params.draws, k2))  # one Gaussian per distinct token (labels < 2k)
     p = rng.standard_normal((params.draws, k))
-    out = np.empty(P)
+    out = np.empty((P, params.draws) if per_draw else P)
     for start in range(0, P, chunk):
         pat = unique[start:start + chunk]
         mx = g[:, pat[:, :k]] + params.gamma * p[:, None]  # (M, c, k)
         my = g[:, pat[:, k:]] + params.gamma * p[:, None]
         sx, sy = _softmax(params.beta * mx), _softmax(params.beta * my)
         incidence = (pat[:, :k, None] == pat[:, None, k:]).astype(float) + params.gamma**2 * np.eye(k)
-        out[start:start + chunk] = np.einsum("mci,cij,mcj->c", sx, incidence, sy) / params.draws
+        values = np.einsum("mci,cij,mcj->cm", sx, incidence, sy)
+        out[start:start + chunk] = values if per_draw else values.mean(axis=1)
     return out
 
 
@@ -100,10 +102,27 @@ def _softmax(s: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+_VALUES: dict[KernelParams, dict[bytes, float]] = {}
+
+
+def cached_pattern_values(unique: np.ndarray, params: KernelParams) -> np.ndarray:
+    """:func:`pattern_values`, remembered per pattern for the session: a task's strings share a
+    small set of joint patterns, so the Gram matrices of many samples cost little more than one.
+    The values are the same as computing all patterns together (the draws depend only on
+    ``params``, not on which patterns are asked for)."""
+    store = _VALUES.setdefault(params, {})
+    keys = [row.tobytes() for row in unique]
+    missing = [i for i, key in enumerate(keys) if key not in store]
+    if missing:
+        for i, value in zip(missing, pattern_values(unique[missing], params)):
+            store[keys[i]] = float(value)
+    return np.array([store[key] for key in keys])
+
+
 def attention_kernel(A, B, params: KernelParams = KernelParams()) -> np.ndarray:
     """``K_attn(A[a], B[b])`` for every pair (eq. 3), shape ``(nA, nB)``."""
     index, unique = patterns(A, B)
-    return pattern_values(unique, params)[index]
+    return cached_pattern_values(unique, params)[index]
 
 
 def attention_kernel_features(A, params: KernelParams = KernelParams(), draws: int | None = None) -> np.ndarray:
@@ -140,7 +159,7 @@ def attention_diagonal(A, params: KernelParams = KernelParams()) -> np.ndarray:
     first = (z[:, :, None] == z[:, None, :]).argmax(axis=-1).astype(np.int8)
     keys = np.ascontiguousarray(first).view(np.dtype((np.void, k2)))[:, 0]
     _, first_index, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return pattern_values(first[first_index], params)[inverse]
+    return cached_pattern_values(first[first_index], params)[inverse]
 
 
 def transformer_kernel(A, B, params: KernelParams = KernelParams()) -> np.ndarray:
@@ -203,6 +222,25 @@ def permutation_sums(templates, params: KernelParams = KernelParams()) -> dict[t
     K = attention_kernel(X, Y, params)
     r = len(X)
     return {sigma: float(K[np.arange(r), list(sigma)].sum()) for sigma in itertools.permutations(range(r))}
+
+
+def permutation_gap(templates, params: KernelParams = KernelParams()) -> tuple[float, float]:
+    """Eq. (9) against Monte Carlo noise: over every permutation σ ≠ id, the smallest
+    ``|S_σ - S_id|`` and the smallest ``|S_σ - S_id|`` in standard errors of its estimate (the
+    draws are shared by all patterns, so the difference is estimated draw by draw)."""
+    X, Y = substituted_pair(templates)
+    index, unique = patterns(X, Y)
+    draws = pattern_values(unique, params, per_draw=True)[index]  # (r, r, M)
+    r = len(X)
+    diagonal = draws[np.arange(r), np.arange(r)].sum(axis=0)
+    smallest, smallest_z = math.inf, math.inf
+    for sigma in itertools.permutations(range(r)):
+        if sigma == tuple(range(r)):
+            continue
+        diff = draws[np.arange(r), list(sigma)].sum(axis=0) - diagonal
+        gap, se = abs(diff.mean()), diff.std(ddof=1) / math.sqrt(len(diff))
+        smallest, smallest_z = min(smallest, gap), min(smallest_z, gap / se if se > 0 else math.inf)
+    return smallest, smallest_z
 
 
 def det_identity(templates, params: KernelParams = KernelParams()) -> tuple[float, float]:

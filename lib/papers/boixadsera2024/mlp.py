@@ -56,3 +56,36 @@ def train_mlps(task, n_train: int, seeds, steps: int = 200, lr: float = 1e-3, d_
     return {"train_mse": run.final("train", "loss"), "test_mse": run.final("test", "loss"),
             "unseen_unchanged": np.array(unchanged), "unseen_rows": len(rows),
             "mean_output_by_template": np.array(per_template), "wall_s": run.wall_s}
+
+
+def coupling_check(task, n_train: int, seed: int = 0, steps: int = 200, lr: float = 1e-3, d_hidden: int = 64,
+                   n_layers: int = 2, data_seed: int = 0) -> dict:
+    """Lemma I.7's coupling, run: train one MLP from its initialisation and another from the same
+    initialisation with the first-layer rows of the unseen test tokens permuted by a random π.
+    The training data never contain those tokens, so both runs take identical steps and the
+    second network computes ``f'(x) = f(π x)``; as the permuted initialisation has the same
+    (Gaussian) distribution, ``f(x)`` and ``f(π x)`` are equal in distribution for every x. Returns
+    the largest ``|f'(x) - f(π x)|`` over the test set and the largest ``|f(x) - f(π x)|`` (which
+    is not zero: one network does tell unseen tokens apart, just not in a way training chose)."""
+    sets = task.splits(n_train, seed=data_seed)
+    config = mlp_config(task, d_hidden, n_layers)
+    V, test_ids = len(task.vocab), list(task.alphabet_ids("test"))
+    perm = torch.arange(V)
+    perm[test_ids] = torch.tensor(test_ids)[torch.randperm(len(test_ids), generator=torch.Generator().manual_seed(seed))]
+
+    def permuted(s: int):
+        model = build_model(config, seed=s)
+        with torch.no_grad():
+            w = model.layers[0].W_in.view(task.seq_len, V, -1)
+            w[:, perm] = w.clone()  # the row read by token t now sits where token perm[t] is read
+        return model
+
+    cfg = TrainConfig(steps=steps, lr=lr, optimizer="adam", batch_size=None, loss="mse", eval_every=max(1, steps))
+    runs = [train(factory, [seed], cfg, sets["train"], progress=False)
+            for factory in (lambda s: build_model(config, seed=s), permuted)]
+    f, f_perm = (run.model(0) for run in runs)
+    x = sets["test"].x
+    with torch.no_grad():
+        coupled = (f_perm(perm[x]) - f(x)).abs().max().item()
+        plain = (f(perm[x]) - f(x)).abs().max().item()
+    return {"coupled": coupled, "uncoupled": plain}
