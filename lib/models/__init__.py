@@ -13,6 +13,8 @@ module                      family
 :mod:`.ssm`                 DSS, selective SSM (Mamba), RetNet / linear attention (:class:`SSMConfig`)
 :mod:`.decoder`             the stack as a next-token predictor: tied read-out, fixed weights,
                             :func:`~lib.models.decoder.generate` (:class:`DecoderConfig`)
+:mod:`.identity`            the stack with two trainable scalars per head, ``a_h I`` in ``W_K W_Qᵀ``
+                            and ``b_h I`` in ``W_V W_Oᵀ`` (:class:`IdentityScalingConfig`)
 ==========================  =============================================================
 
 A new family (recurrent networks, state-space models) is one module with a frozen config
@@ -32,7 +34,8 @@ from .base import Model, accuracy, build_model, predict
 
 _EXPORTS = {"AttentionConfig": "attention", "AttentionModel": "attention", "MLPConfig": "mlp", "MLPModel": "mlp",
             "RecurrentConfig": "recurrent", "RecurrentModel": "recurrent", "SSMConfig": "ssm", "SSMModel": "ssm",
-            "DecoderConfig": "decoder", "DecoderModel": "decoder"}
+            "DecoderConfig": "decoder", "DecoderModel": "decoder",
+            "IdentityScalingConfig": "identity", "IdentityScalingModel": "identity"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
