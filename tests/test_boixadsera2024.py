@@ -89,3 +89,21 @@ def test_trained_mlp_never_moves_the_weights_of_unseen_tokens():
     assert out["unseen_unchanged"].all() and out["unseen_rows"] > 0
     assert (out["train_mse"] < 0.05).all()  # it fits its training set...
     assert (out["test_mse"] > 0.8).all()  # ...and stays at the trivial error on unseen symbols
+
+
+def test_theorems_5_1_and_5_2_early_time_ratios():
+    from lib.papers.boixadsera2024 import copying
+
+    table = copying.ratio_table(ds=(32, 512), seeds=range(2))
+    assert max(table[g][1].mean() for g in ("W_E", "p", "W_V", "W_O")) <= 0.05  # vanilla: no first-order decrease
+    assert table["b"].mean(axis=1).min() >= 0.9  # b_h I: the test loss falls with the training loss
+    assert table["W_V"][0].mean() > table["W_V"][1].mean()  # the vanilla ratio shrinks as d grows
+
+
+def test_template_transformer_reads_the_best_validation_step():
+    from lib.papers.boixadsera2024 import training
+
+    task = st.SymbolicTemplates(*st.copy(), n_symbols=8, n_heldout=10)
+    out = training.fit(task, 8, [0, 1], "+VO", steps=20, eval_every=5, d_model=16, n_heads=2, d_head=4, d_mlp=8)
+    assert len(out["test"]) == 2 and all(0 <= e <= 1 for e in out["test"]) and all(b % 5 == 0 for b in out["best_step"])
+    assert all(b > 0 for b in out["mean_abs_b"]) and out["mean_abs_a"] == [0.0, 0.0]

@@ -13,5 +13,9 @@ module              what
                     wide random transformer built in the shared attention stack
 ``mlp``             MLPs trained on template tasks (App. I): unseen-token weights that never
                     move, and Lemma I.7's permutation coupling run as code
+``training``        the authors' template transformer (a_h I, b_h I as options), trained by the
+                    shared trainer and read at the best validation step (App. A)
+``copying``         Theorems 5.1-5.2: early-time gradient ratios of eq. (27)-(28)'s copy model
+``sweeps``          the named sweeps: Figures 1 and 21 (identity_scalings), Figure 5 (copy)
 ==================  =====================================================================
 """

@@ -1,0 +1,282 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,execution,mystnb
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (sy-trained)=
+# # Abstract symbols: trained transformers and two parameters per head
+#
+# The kernel chapter showed that a transformer can generalise to unseen symbols, with enough
+# samples. This chapter trains the authors' transformer. It tests the paper's two proposals,
+# each one trainable scalar per attention head that starts at 0:
+#
+# * **For real labels, $W_KW_Q^\top + a_h I$** (Observation 1.2, Sec. 4.3). This adds
+#   $a_h\, h_i \cdot h_j$ to every attention score, handing attention the incidence matrix
+#   $XX^\top$ that the kernel analysis identified as the key.
+# * **For symbolic labels, $W_VW_O^\top + b_h I$** (Theorem 5.2). This adds $b_h \sum_j A_{ij}
+#   h_j$ to the head's output, an attention-modulated skip connection that can carry a token's
+#   own embedding to the read-out, where the tied unembedding can name it.
+#
+# **Scale.** The paper trains a 2-layer transformer (d = 128, 16 heads of 64, MLP 256) with Adam,
+# batch 1024, for 1000 epochs and 5 trials. It picks the best epoch by validation loss on 100
+# strings of one unseen alphabet and reports the test loss on 100 strings of another. The default
+# scale keeps the protocol and shrinks the model to d = 64, 16 heads of 8, MLP 128. It trains
+# full batch for 1000 steps (300 for copying), with 2 seeds, and n at most 512. The sweeps are
+# loaded from `data/`. The paper scale is defined in `lib.papers.boixadsera2024.sweeps` but has
+# not been run.
+
+# %% tags=["setup", "remove-cell"]
+# Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
+# The marker file is written only after a complete install, so a failed one is retried on a re-run.
+import os, subprocess, sys
+REPO = "https://github.com/attention-by-construction/attention-by-construction"
+if "google.colab" in sys.modules:
+    if not os.path.exists("/content/abc/.installed"):
+        subprocess.run(["rm", "-rf", "/content/abc"], check=True)
+        subprocess.run(["git", "clone", "-q", "--depth", "1", REPO, "/content/abc"], check=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", "/content/abc"], check=True)
+        open("/content/abc/.installed", "w").close()
+    sys.path.insert(0, "/content/abc")
+import lib
+device = lib.setup_notebook(seed=0)
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import torch
+from IPython.display import display
+
+from lib import claims, plots, scale
+from lib.models import IdentityScalingConfig, build_model
+from lib.papers.boixadsera2024 import copying, sweeps, training
+from lib.plots import table
+from lib.tasks import symbol_templates as st
+
+plots.use_style()
+record = claims.Recorder(paper="boixadsera2024", chapter="chapters/04_symbols/02_trained_transformers")
+REDUCED = "d = 64, 16 heads of 8, MLP 128, 1000 full-batch steps, 2 seeds, n <= 512 (a CPU budget)"
+
+# %% [markdown]
+# (sy-identity)=
+# ## The two parameters in the shared stack
+#
+# `IdentityScalingConfig` is the shared attention stack with the authors' defaults: learned
+# embeddings, pre-LayerNorm blocks with a GELU MLP, bidirectional attention, and the read-out at
+# the final `[CLS]` token. Two switches add the scalars `id_kq` ($a_h$) and `id_vo` ($b_h$), one
+# per head. They are placed where the authors' code puts them: $a_h\,h_ih_j^\top$ after the
+# $1/\sqrt{d_{\rm head}}$ scaling, on the layer-normed input, and $b_h A h$ added to the
+# attention sublayer's output. With both scalars at 0 the model computes exactly what the plain
+# stack computes, weight for weight for the same seed. With a large $a_h$, a position attends
+# to the positions that hold its own token.
+
+# %%
+task = st.SymbolTemplates(*st.aba_abb(), n_symbols=16)
+shape = dict(d_model=64, n_layers=2, n_heads=16, d_head=8, d_mlp=128)
+plain = build_model(training.model_config(task, "vanilla", **shape), seed=0)
+both = build_model(training.model_config(task, "+KQ,VO", **shape), seed=0)
+x = task.sample(8, seed=0).x
+same_output = bool(torch.equal(plain(x), both(x)))
+with torch.no_grad():
+    both.layers[0].attn.id_kq.fill_(1.0)
+    h = both.layers[0].ln_attn(both.embed(x))
+    a = both.layers[0].attn.pattern(h, both.allowed(x.shape[1], "cpu"))
+mass_on_equal = float(((x[:, :, None] == x[:, None, :]).float()[:, None] * a).sum(-1).min())
+print(f"a_h = b_h = 0: outputs identical to the plain stack: {same_output}; "
+      f"a_h = 1: the least attention any position puts on positions with its own token: {mass_on_equal:.3f}")
+print("scalars:", [n for n, _ in both.named_parameters() if ".id_" in n])
+assert same_output and mass_on_equal > 0.9
+
+# %% [markdown]
+# (sy-figure-21)=
+# ## Figures 1 and 21: $a_h I$ against the data a transformer needs
+#
+# The paper's headline experiment is Figure 1: two programs that differ only in which variable is
+# printed. Figure 21 is the same comparison on αβα vs αββ, with all four variants. In the paper,
+# the vanilla transformer needs about 2,000 samples before its test loss on unseen symbols
+# approaches 0, while the transformer with $a_h I$ needs about 64. The sweep `identity_scalings`
+# runs both tasks at the default scale, reading each run's test loss at its best validation
+# step. The program templates are our reconstruction (the text lost them):
+# `α = 1 ; β = -1 ; print ( α )` → +1 and `… print ( β )` → −1. Where two variants
+# coincide (a $b_h$ that stayed near 0 changes little), one line hides the other; the table
+# gives every value.
+
+# %%
+res = sweeps.result("identity_scalings")
+cfg, grid = sweeps.SWEEPS["identity_scalings"].define(res.scale)
+ns = sorted({p["n"] for p in grid})
+loss = {(t, v): np.array([res.get(task=t, variant=v, n=n)["test"] for n in ns])
+        for t, v in {(p["task"], p["variant"]) for p in grid}}
+fig, axes = plots.panels(2, ncols=2, height=2.6, sharey=True)
+for ax, name in zip(axes, ("program (Fig. 1)", "αβα vs αββ")):
+    plots.sweep(ns, {v: loss[name, v] for v in training.VARIANTS if (name, v) in loss}, ax=ax,
+                xlabel="training samples n (= alphabet size)", ylabel="test MSE, unseen symbols",
+                title=name, bounds=(0, None), legend=None)
+    ax.axhline(1.0, color="0.5", ls=":", lw=1)
+    ax.set_xscale("log", base=2)
+plots.shared_legend(fig, axes, ncols=4)
+plots.stamp(fig, f"best validation step of {cfg['steps']} full-batch Adam steps (lr {cfg['lr']}); dotted: predicting 0; "
+                 + res.label())
+plt.show()
+
+rows = []
+for name in ("program (Fig. 1)", "αβα vs αββ"):
+    for v in training.VARIANTS:
+        if (name, v) in loss:
+            rows.append({"task": name, "variant": v, **{f"n = {n}": loss[name, v][i].mean() for i, n in enumerate(ns)}})
+display(table(pd.DataFrame(rows).set_index(["task", "variant"])))
+display(plots.paper_vs_ours([
+    {"quantity": "Fig. 1, vanilla", "paper": "≈1.0 until n ≈ 64; 0.8 at 128; 0.55 at 512; ≈0 only at ≈2048",
+     "ours": ", ".join(f"{loss['program (Fig. 1)', 'vanilla'][i].mean():.2f} at {n}" for i, n in enumerate(ns))},
+    {"quantity": "Fig. 1, +a_h I", "paper": "1.0 at 16; 0.38 at 32; ≈0.05 at 64",
+     "ours": ", ".join(f"{loss['program (Fig. 1)', '+KQ'][i].mean():.2f} at {n}" for i, n in enumerate(ns))},
+    {"quantity": "Fig. 21, αβα vs αββ", "paper": "+KQ ≈0 at n ≈ 32-64; +KQ,VO ≈0 at 64; +VO ≈0 at ≈1000; "
+     "vanilla ≈0 at ≈2000", "ours": "; ".join(f"{v} {loss['αβα vs αββ', v][-1].mean():.2f}" for v in training.VARIANTS)
+     + f" at n = {ns[-1]}"}]))
+
+# %%
+a_learned = np.mean([res.get(task=t, variant="+KQ", n=n)["mean_abs_a"] for t in ("αβα vs αββ", "program (Fig. 1)")
+                     for n in ns])
+print(f"mean |a_h| learned under +KQ: {a_learned:.3f} (from 0; Adam moves a scalar by at most about lr per step)")
+largest = -1
+kq_gain = {name: loss[name, "vanilla"][largest].mean() - loss[name, "+KQ"][largest].mean()
+           for name in ("program (Fig. 1)", "αβα vs αββ")}
+kq_helps = all(gain > 0.2 for gain in kq_gain.values())
+kq_tenfold = all(loss[name, "+KQ"][i].mean() < 0.1 for name in kq_gain for i in range(len(ns)) if ns[i] <= 64)
+vanilla_slow = all(loss[name, "vanilla"][0].mean() > 0.8 for name in kq_gain)
+assert vanilla_slow  # the vanilla transformer does not generalise from the fewest samples
+record(ref="Figures 1 and 21 (a_h I)", label="sy-figure-21", reduced=REDUCED, result=res,
+       statement="adding a_h I to W_K W_Q^T (one scalar per head, from 0) cuts the samples a transformer needs to "
+                 "generalise to unseen symbols by about an order of magnitude (program task and αβα vs αββ)",
+       paper_value="Fig. 1: vanilla ≈0 only at n ≈ 2048, +a_h I ≈0.05 at n = 64; Fig. 21: +KQ ≈0 at 32-64, vanilla at ≈2000",
+       ours="; ".join(f"{name}: vanilla {loss[name, 'vanilla'][largest].mean():.2f} vs +KQ "
+                      f"{loss[name, '+KQ'][largest].mean():.2f} at n = {ns[largest]}" for name in kq_gain),
+       passed=bool(kq_helps and kq_tenfold), partly=bool(any(gain > 0.2 for gain in kq_gain.values())))
+
+# %% [markdown]
+# (sy-copy)=
+# ## Copying unseen symbols: Theorems 5.1 and 5.2
+#
+# With symbolic labels the model must *output* a token it never saw. The simplest such task is
+# copying, where the template `α` is labelled `α`. For a one-token input, the paper's
+# attention-only model with tied embeddings is eq. (27), $f(x) = W_E\sum_h W_{O,h}W_{V,h}^\top
+# (W_E^\top x + \gamma p)$. Theorem 5.1 considers the training loss decreasing at a bounded rate.
+# In that case, the loss on an unseen token does not decrease at first, as the width grows. The
+# reason is that updates stay in the span of the training tokens' embeddings, and a fresh
+# embedding is nearly orthogonal to that span. Theorem 5.2: with $b_h I$ added, it does
+# decrease.
+#
+# At time 0 of gradient flow on one group of parameters g, the test loss moves by
+# $R_g = \langle \nabla_g L_{\rm test}, \nabla_g L_{\rm train}\rangle / \|\nabla_g L_{\rm train}\|^2$
+# per unit of training loss, whatever that group's learning rate. Theorem 5.1 says $R_g \to 0$
+# (or below) for every vanilla group as d grows, and Theorem 5.2 says $R_b$ stays of order 1. The
+# computation below uses 16 training tokens, 100 unseen ones, 8 heads, the mean-field
+# initialisation of App. J, and 5 seeds.
+
+# %%
+ds = scale.pick(smoke=[32, 128, 512], default=[32, 128, 512, 2048], paper=[32, 128, 512, 2048])
+ratios = copying.ratio_table(ds, seeds=range(scale.pick(smoke=2, default=5, paper=5)))
+ratio_frame = pd.DataFrame({g: v.mean(axis=1) for g, v in ratios.items()}, index=pd.Index(ds, name="d"))
+display(table(ratio_frame))
+big = [i for i, d in enumerate(ds) if d >= 512]
+vanilla_max = max(ratios[g][i].mean() for g in ("W_E", "p", "W_V", "W_O") for i in big)
+b_min = min(ratios["b"][i].mean() for i in range(len(ds)))
+ratios_ok = bool(vanilla_max <= 0.05 and b_min >= 0.9)
+assert ratios_ok
+record(ref="Theorems 5.1 and 5.2 (early-time copying)", label="sy-copy",
+       statement="at initialisation the test loss on unseen tokens falls with the training loss under b_h I "
+                 "(R_b ≈ 1 at every d) but not under any vanilla parameter group once d is large (R_g <= 0.05)",
+       paper_value="-dL_test/dt → 0 as d → ∞ for the vanilla model (Thm. 5.1); Ω(1) with b_h (Thm. 5.2)",
+       ours=f"max vanilla R_g for d >= 512: {vanilla_max:+.3f}; min R_b: {b_min:.3f} (d = {ds[0]}..{ds[-1]})",
+       passed=ratios_ok)
+
+# %% [markdown]
+# The vanilla ratios do not merely vanish: for the embedding and the positional vector they are
+# negative at every d. Training on seen tokens makes unseen ones *worse* at first. The
+# reading notes observed the same, which is why the book states Theorem 5.1 as "no first-order
+# decrease".
+#
+# (sy-figure-5)=
+# ## Figure 5: inverse scaling, and $b_h I$ against it
+#
+# Figure 5 trains the full transformer on the copy task for a range of embedding widths. The
+# vanilla model needs more samples the wider it is, about d/2 to d of them. The paper calls this
+# an inverse scaling law. With $b_h I$, about 16 samples suffice at every width. The sweep
+# `copy` runs d = 32 and 128 with the model and protocol above (300 full-batch steps).
+
+# %%
+cres = sweeps.result("copy")
+ccfg, cgrid = sweeps.SWEEPS["copy"].define(cres.scale)
+cns, cds = sorted({p["n"] for p in cgrid}), sorted({p["d_model"] for p in cgrid})
+err = {(v, d): np.array([cres.get(variant=v, d_model=d, n=n)["test"] for n in cns]) for v in ("vanilla", "+VO")
+       for d in cds}
+fig, axes = plots.panels(2, ncols=2, height=2.6, sharey=True)
+for ax, v in zip(axes, ("vanilla", "+VO")):
+    plots.sweep(cns, {f"d = {d}": err[v, d] for d in cds}, ax=ax, xlabel="training samples n",
+                ylabel="test error, unseen tokens", title=v, bounds=(0, 1), legend=None)
+    ax.set_xscale("log", base=2)
+plots.shared_legend(fig, axes, ncols=len(cds))
+plots.stamp(fig, f"copy task, best validation step of {ccfg['copy_steps']} full-batch Adam steps; " + cres.label())
+plt.show()
+b_learned = {d: np.mean([cres.get(variant="+VO", d_model=d, n=n)["mean_abs_b"] for n in cns]) for d in cds}
+display(table(pd.DataFrame({f"{v}, d = {d}": {f"n = {n}": err[v, d][i].mean() for i, n in enumerate(cns)}
+                            for v in ("vanilla", "+VO") for d in cds})))
+print("mean |b_h| learned:", {d: round(float(b), 3) for d, b in b_learned.items()})
+inverse = bool(err["vanilla", cds[-1]][-1].mean() > err["vanilla", cds[0]][-1].mean() + 0.2)
+vo_fixes = bool(err["+VO", cds[-1]][-1].mean() < 0.1)
+record(ref="Figure 5 (copying: inverse scaling, fixed by b_h I)", label="sy-figure-5", reduced=REDUCED, result=cres,
+       statement="the vanilla transformer's copy error on unseen tokens at a given n grows with d_emb (inverse scaling); "
+                 "with b_h I, few samples suffice at every d_emb",
+       paper_value="vanilla: samples needed ≈ d/2 to d (d = 64: ≈0.05 at n = 64; d = 128: ≈0 at 128); "
+                   "+b_h I: ≈0 for n >= 16 at every d",
+       ours=f"vanilla at n = {cns[-1]}: " + ", ".join(f"d = {d}: {err['vanilla', d][-1].mean():.2f}" for d in cds)
+       + f"; +VO at n = {cns[-1]}: " + ", ".join(f"d = {d}: {err['+VO', d][-1].mean():.2f}" for d in cds)
+       + f"; |b_h| learned ≈ {max(b_learned.values()):.2f}",
+       passed=inverse and vo_fixes, partly=inverse or vo_fixes)
+
+# %% [markdown]
+# (sy-trained-differ)=
+# ## What this chapter found, and what is not here yet
+#
+# * **Where the kernel theory predicts training.** The early-time analysis of Theorems 5.1-5.2
+#   holds as computed: at initialisation only $b_h$ moves the loss on unseen tokens. The
+#   inverse scaling of Figure 5 appears in training too: at the same n, the wider vanilla model
+#   copies worse. The kernel chapter's ranking of tasks by $\sigma_{\min}(N)$ agrees with the
+#   paper's trained transformers (Fig. 16: majority-4 is the hardest of the four). Its Figure 24
+#   analogue agrees with trained MLPs.
+# * **Where it does not, here.** At this CPU budget, Figure 21's direction holds on αβα vs
+#   αββ: $a_h I$ lowers the test loss at the largest n. The size of the effect does not hold:
+#   no variant reaches the paper's near-zero loss by n = 512. On the program task neither
+#   variant generalises by n = 512, so the paper's order-of-magnitude saving is not reproduced
+#   here. The scalars themselves barely move: $|a_h|$ and $|b_h|$ end at about a hundredth
+#   (printed above), although Adam at lr $10^{-3}$ could take them to 1 in 1000 steps. Their
+#   gradients do not keep one sign. The early-time theory predicts the first instant of training
+#   exactly, but Adam on a finite budget follows it only if the scalars keep pace with the
+#   embeddings, which memorise the training tokens first (the notes saw the same stall in a
+#   minimal copy model). The paper's scale (d = 128, heads of 64, n to 8192, 5 seeds) is the
+#   test this needs, on a GPU.
+# * **Our initialisation.** The token and positional tables are drawn N(0, 1), as the authors'
+#   `nn.Embedding` does. The stack's default of N(0, 1/fan_in) made token embeddings about
+#   1/√V the size of positional ones, and the first copy runs with it were at chance for every
+#   variant.
+# * **Not yet in the book** (issue 14 stays open):
+#   * Figure 2, the symbolic program task (the generator is in `lib`).
+#   * Figures 16-20 and 22: majority tasks and random templates.
+#   * The App. B.1 sweeps: learning rate, batch size, depth, heads, d_emb, last layer only, and
+#     mimetic initialisation.
+#   * The Figure 6 and 7 substitutes: a small GPT on offline text, the diagonals of trained
+#     $W_KW_Q^\top$ and $W_VW_O^\top$, and fine-tuning against training from scratch.
+#   * Everything at the paper's scale, which needs a GPU.
