@@ -219,8 +219,11 @@ record(ref="Theorem I.2 and Lemma I.7 (MLPs fail)", label="sy-mlp",
 # infinite-width limit, training that last layer is kernel regression with the kernel
 #
 # $$K_{\rm attn}(X, Y) = \mathbb{E}\big[\,\mathrm{smax}(\beta m_X)^\top (XY^\top + \gamma^2 I)\,
-#   \mathrm{smax}(\beta m_Y)\big],\qquad
-#   \mathrm{Cov}(m_{X,i}, m_{Y,j}) = \mathbb{1}(x_i = y_j) + \gamma^2\, \mathbb{1}(i = j)$$
+#   \mathrm{smax}(\beta m_Y)\big],$$
+#
+# where the scores $m_X, m_Y \in \mathbb{R}^k$ are jointly Gaussian with
+#
+# $$\mathrm{Cov}(m_{X,i}, m_{Y,j}) = \mathbb{1}(x_i = y_j) + \gamma^2\, \mathbb{1}(i = j),$$
 #
 # on the attention output, with the MLP layer on top (reconstructed; App. H; the authors'
 # computer-algebra notebook writes the same expectation). The scores can be drawn exactly as
