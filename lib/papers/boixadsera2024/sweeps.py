@@ -8,6 +8,8 @@ sweep                  what
                        on the program task of Figure 1
 ``copy``               Figure 5: the copy task's test error against n for several d_emb,
                        vanilla (inverse scaling) and with b_h I
+``majority``           Figures 16 and 22: length-k majority tasks, vanilla and with both
+``program_symbolic``   Figure 2: the program whose label is the printed (unseen) value
 =====================  ===================================================================
 
 Every point trains an ensemble of seeds through the shared trainer
@@ -26,7 +28,9 @@ from ...tasks import symbol_templates as st
 from . import training
 
 TASKS = {"αβα vs αββ": (st.SymbolTemplates, st.aba_abb), "program (Fig. 1)": (st.SymbolTemplates, st.program),
-         "copy": (st.SymbolicTemplates, st.copy)}
+         "copy": (st.SymbolicTemplates, st.copy),
+         "program, symbolic (Fig. 2)": (st.SymbolicTemplates, st.program_symbolic),
+         **{f"majority-{k}": (st.SymbolTemplates, lambda k=k: st.majority(k)) for k in (2, 4, 6, 8)}}
 
 
 def _pick(scale: str, smoke, default, paper):
@@ -76,11 +80,33 @@ def run_copy(config: dict, points: list[dict], *, scale: str, device=None, stop_
     return [_run_point(config, p, scale, device, stop_after, d_model=p["d_model"]) for p in points]
 
 
+# ----------------------------------------------------------------------------- Figures 16, 22
+def majority(scale: str) -> tuple[dict, list[dict]]:
+    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
+                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    ks = _pick(scale, [2, 4], [2, 4, 6], [2, 4, 6, 8])
+    ns = _pick(scale, [64], [128, 512], [64, 128, 256, 512, 1024, 2048, 4096, 8192])
+    return config, [{"task": f"majority-{k}", "variant": v, "n": n} for k in ks for v in ("vanilla", "+KQ,VO") for n in ns]
+
+
+# ----------------------------------------------------------------------------- Figure 2
+def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
+    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
+                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    ns = _pick(scale, [64], [128, 512], [4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144])
+    return config, [{"task": "program, symbolic (Fig. 2)", "variant": v, "n": n} for v in ("vanilla", "+KQ,VO")
+                    for n in ns]
+
+
 SWEEPS: dict[str, Sweep] = {
     "identity_scalings": Sweep("boixadsera2024", "identity_scalings", identity_scalings, run_identity_scalings,
                                about="Figures 1, 21: test loss on unseen symbols vs n, vanilla and with a_h I / b_h I"),
     "copy": Sweep("boixadsera2024", "copy", copy, run_copy,
                   about="Figure 5: copy-task error on unseen tokens vs n and d_emb, vanilla and with b_h I"),
+    "majority": Sweep("boixadsera2024", "majority", majority, run_identity_scalings,
+                      about="Figures 16, 22: length-k majority, vanilla and with a_h I, b_h I"),
+    "program_symbolic": Sweep("boixadsera2024", "program_symbolic", program_symbolic, run_identity_scalings,
+                              about="Figure 2: the symbolic program task's test error vs n, vanilla and with both"),
 }
 
 
