@@ -10,6 +10,7 @@ sweep                  what
                        vanilla (inverse scaling) and with b_h I
 ``majority``           Figures 16 and 22: length-k majority tasks, vanilla and with both
 ``program_symbolic``   Figure 2: the program whose label is the printed (unseen) value
+``random_templates``   Figure 17: random template tasks with 0, 1 or 2 regular tokens
 =====================  ===================================================================
 
 Every point trains an ensemble of seeds through the shared trainer
@@ -30,7 +31,11 @@ from . import training
 TASKS = {"αβα vs αββ": (st.SymbolTemplates, st.aba_abb), "program (Fig. 1)": (st.SymbolTemplates, st.program),
          "copy": (st.SymbolicTemplates, st.copy),
          "program, symbolic (Fig. 2)": (st.SymbolicTemplates, st.program_symbolic),
-         **{f"majority-{k}": (st.SymbolTemplates, lambda k=k: st.majority(k)) for k in (2, 4, 6, 8)}}
+         **{f"majority-{k}": (st.SymbolTemplates, lambda k=k: st.majority(k)) for k in (2, 4, 6, 8)},
+         # App. B.2's random template tasks (Fig. 17: the number of regular tokens); the paper's other
+         # settings of this sweep are not in its text: 4 templates of length 5 over 3 wildcards are ours
+         **{f"random, |R| = {r}": (st.SymbolTemplates, lambda r=r: st.random_templates(4, 5, 3, r, seed=0))
+            for r in (0, 1, 2)}}
 
 
 def _pick(scale: str, smoke, default, paper):
@@ -98,6 +103,14 @@ def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
                     for n in ns]
 
 
+# ----------------------------------------------------------------------------- Figure 17
+def random_templates(scale: str) -> tuple[dict, list[dict]]:
+    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
+                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    ns = _pick(scale, [64], [128, 512], [8, 32, 128, 512, 2048, 8192])
+    return config, [{"task": f"random, |R| = {r}", "variant": "vanilla", "n": n} for r in (0, 1, 2) for n in ns]
+
+
 SWEEPS: dict[str, Sweep] = {
     "identity_scalings": Sweep("boixadsera2024", "identity_scalings", identity_scalings, run_identity_scalings,
                                about="Figures 1, 21: test loss on unseen symbols vs n, vanilla and with a_h I / b_h I"),
@@ -107,6 +120,8 @@ SWEEPS: dict[str, Sweep] = {
                       about="Figures 16, 22: length-k majority, vanilla and with a_h I, b_h I"),
     "program_symbolic": Sweep("boixadsera2024", "program_symbolic", program_symbolic, run_identity_scalings,
                               about="Figure 2: the symbolic program task's test error vs n, vanilla and with both"),
+    "random_templates": Sweep("boixadsera2024", "random_templates", random_templates, run_identity_scalings,
+                              about="Figure 17: random template tasks with 0, 1 or 2 regular tokens"),
 }
 
 
