@@ -521,6 +521,6 @@ record(ref="Figure 4 (block structure)", label="sy-figure-4",
 #   although N stays nonsingular there. The theorem promises a limit, not a rate.
 # * **Figure 24 is shown with kernels.** We show it with the kernels of the three models, not
 #   with trained networks. The trained transformers, the two parameters per head, the copy
-#   task and the program tasks of Figures 1, 2, 5, 16-22 are the subject of the next chapter.
+#   task and the program tasks (Figures 1, 2, 5, 16, 17, 21 and 22) are the next chapter's.
 # * **The psychometric tasks are generators only**, as in the paper (App. A). Our
 #   "distribution of 3" has 216 templates, not 144; see the generator's docstring.
