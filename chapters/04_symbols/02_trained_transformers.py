@@ -61,7 +61,7 @@ import torch
 from IPython.display import display
 
 from lib import claims, plots, scale
-from lib.models import IdentityScalingConfig, build_model
+from lib.models import build_model
 from lib.papers.boixadsera2024 import copying, sweeps, training
 from lib.plots import table
 from lib.tasks import symbol_templates as st
