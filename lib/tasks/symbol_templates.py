@@ -30,7 +30,8 @@ import numpy as np
 import torch
 
 from .. import validate
-from .base import MAX_VOCAB, ArgumentTypeError, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int
+from .base import (MAX_VOCAB, ArgumentTypeError, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int,
+                   random_rows)
 
 WILDCARDS = "αβγδεζηθικλμνξοπρστυφχψω"
 CLS = "[CLS]"
@@ -196,7 +197,7 @@ def _distinct_draws(n: int, population: int, k: int, generator: torch.Generator)
     if k == 0:
         return torch.zeros(n, 0, dtype=torch.long)
     if population <= 64 or n * population <= 2_000_000:
-        return torch.rand(n, population, generator=generator).argsort(dim=1)[:, :k]
+        return random_rows(n, population, k, generator)
     rows = torch.randint(population, (n, k), generator=generator)  # k <= population / 2 here: few redraws
     while True:
         bad = (rows.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)

@@ -62,18 +62,23 @@ def patterns(A, B, chunk: int = 64) -> tuple[np.ndarray, np.ndarray]:
     A, B = _as_strings("patterns", "A", A), _as_strings("patterns", "B", B)
     if A.shape[1] != B.shape[1]:
         raise ValueError(f"patterns: A and B must have the same length, got {A.shape[1]} and {B.shape[1]}")
-    k2 = 2 * A.shape[1]
     rows = []
     for start in range(0, len(A), chunk):
         a = A[start:start + chunk]
-        z = np.concatenate([np.broadcast_to(a[:, None], (len(a), len(B), k2 // 2)),
-                            np.broadcast_to(B[None], (len(a), len(B), k2 // 2))], axis=2)
-        first = (z[..., :, None] == z[..., None, :]).argmax(axis=-1).astype(np.int8)
-        rows.append(first.reshape(-1, k2))
-    rows = np.ascontiguousarray(np.concatenate(rows))
-    keys = rows.view(np.dtype((np.void, k2)))[:, 0]
+        z = np.concatenate([np.broadcast_to(a[:, None], (len(a), len(B), A.shape[1])),
+                            np.broadcast_to(B[None], (len(a), len(B), A.shape[1]))], axis=2)
+        rows.append(z.reshape(-1, 2 * A.shape[1]))
+    inverse, unique = _unique_patterns(np.concatenate(rows))
+    return inverse.reshape(len(A), len(B)), unique
+
+
+def _unique_patterns(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of tokens ``(m, 2k)`` as equality patterns (first-occurrence indices): the index of
+    each row's pattern and the distinct patterns."""
+    first = np.ascontiguousarray((z[:, :, None] == z[:, None, :]).argmax(axis=-1).astype(np.int8))
+    keys = first.view(np.dtype((np.void, first.shape[1])))[:, 0]
     _, first_index, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return inverse.reshape(len(A), len(B)), rows[first_index]
+    return inverse, first[first_index]
 
 
 def pattern_values(unique: np.ndarray, params: KernelParams, chunk: int = 16, per_draw: bool = False) -> np.ndarray:
@@ -154,12 +159,8 @@ def cosine_layer(K_xy: np.ndarray, K_xx: np.ndarray, K_yy: np.ndarray, b1: float
 def attention_diagonal(A, params: KernelParams = KernelParams()) -> np.ndarray:
     """``K_attn(X, X)`` for each row of ``A``."""
     A = _as_strings("attention_diagonal", "A", A)
-    k2 = 2 * A.shape[1]
-    z = np.concatenate([A, A], axis=1)
-    first = (z[:, :, None] == z[:, None, :]).argmax(axis=-1).astype(np.int8)
-    keys = np.ascontiguousarray(first).view(np.dtype((np.void, k2)))[:, 0]
-    _, first_index, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return cached_pattern_values(first[first_index], params)[inverse]
+    inverse, unique = _unique_patterns(np.concatenate([A, A], axis=1))
+    return cached_pattern_values(unique, params)[inverse]
 
 
 def transformer_kernel(A, B, params: KernelParams = KernelParams()) -> np.ndarray:

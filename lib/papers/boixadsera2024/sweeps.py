@@ -47,6 +47,13 @@ def _shape(scale: str, d_model: int | None = None) -> dict:
                 d_mlp=_pick(scale, 64, 128, 256))
 
 
+def _training(scale: str) -> dict:
+    """App. A's protocol at a scale: Adam at lr 1e-3, batch 1024 (full batch below it), an
+    evaluation every 10 steps, and the model's shape."""
+    return dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
+                seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+
+
 def _run_point(config: dict, point: dict, scale: str, device, stop_after, d_model=None) -> dict:
     cls, make = TASKS[point["task"]]
     task = cls(*make(), n_symbols=point["n"], n_heldout=100)
@@ -59,8 +66,7 @@ def _run_point(config: dict, point: dict, scale: str, device, stop_after, d_mode
 
 # ----------------------------------------------------------------------------- Figures 1, 21
 def identity_scalings(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
-                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    config = _training(scale)
     ns = _pick(scale, [32, 128], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
     grid = [{"task": "αβα vs αββ", "variant": v, "n": n} for v in training.VARIANTS for n in ns]
     grid += [{"task": "program (Fig. 1)", "variant": v, "n": n} for v in ("vanilla", "+KQ") for n in ns]
@@ -87,8 +93,7 @@ def run_copy(config: dict, points: list[dict], *, scale: str, device=None, stop_
 
 # ----------------------------------------------------------------------------- Figures 16, 22
 def majority(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
-                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    config = _training(scale)
     ks = _pick(scale, [2, 4], [2, 4, 6], [2, 4, 6, 8])
     ns = _pick(scale, [64], [128, 512], [64, 128, 256, 512, 1024, 2048, 4096, 8192])
     return config, [{"task": f"majority-{k}", "variant": v, "n": n} for k in ks for v in ("vanilla", "+KQ,VO") for n in ns]
@@ -96,8 +101,7 @@ def majority(scale: str) -> tuple[dict, list[dict]]:
 
 # ----------------------------------------------------------------------------- Figure 2
 def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
-                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    config = _training(scale)
     ns = _pick(scale, [64], [128, 512], [4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144])
     return config, [{"task": "program, symbolic (Fig. 2)", "variant": v, "n": n} for v in ("vanilla", "+KQ,VO")
                     for n in ns]
@@ -105,8 +109,7 @@ def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
 
 # ----------------------------------------------------------------------------- Figure 17
 def random_templates(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
-                  seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    config = _training(scale)
     ns = _pick(scale, [64], [128, 512], [8, 32, 128, 512, 2048, 8192])
     return config, [{"task": f"random, |R| = {r}", "variant": "vanilla", "n": n} for r in (0, 1, 2) for n in ns]
 

@@ -65,9 +65,12 @@ def fit(task, n_train: int, seeds, variant: str = "vanilla", *, steps: int = 100
     best = np.nanargmin(np.where(np.isfinite(val), val, np.inf), axis=1)
     scalars = {}
     for name in ("id_kq", "id_vo"):
-        values = [np.mean([np.abs(p.detach().numpy()).mean() for n, p in run.model(k).named_parameters()
-                           if n.endswith(name)]) if name[3:] in variant.lower() else 0.0 for k in range(run.K)]
-        scalars[name] = [float(v) for v in values]
+        per_member = []
+        for k in range(run.K):
+            values = [np.abs(p.detach().numpy()).mean() for n, p in run.model(k).named_parameters()
+                      if n.endswith(name)]
+            per_member.append(float(np.mean(values)) if values else 0.0)
+        scalars[name] = per_member
     return {"test": [float(test[k, best[k]]) for k in range(run.K)], "test_final": test[:, -1].tolist(),
             "train_loss_final": run.train_loss[:, -1].tolist(),
             "best_step": [int(run.eval_steps[b]) for b in best], "mean_abs_a": scalars["id_kq"],
