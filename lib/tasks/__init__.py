@@ -16,6 +16,8 @@ module                 tasks
                        tables, the simplify_logic oracle, held-out forms
 :mod:`.symbol_templates` SymbolTemplates, SymbolicTemplates (abstract symbols, unseen alphabets),
                        matches / disjointness / diversity, the tasks of Boix-Adsera et al.
+:mod:`.binding_text`  VariableBindingText (a synthetic corpus of variable bindings for
+                       next-token training, the offline stand-in for Wikitext)
 :mod:`.registry`       every task with small valid arguments, for the generic tests
 =====================  ==============================================================
 
@@ -35,7 +37,8 @@ _EXPORTS = {"IndexLookup": "retrieval", "InContextQA": "retrieval", "TemplateMat
             "InContextTemplateMatching": "templates", "SequenceClassification": "random_labels",
             "REGISTRY": "registry", "VariableLengthIndexLookup": "variable_length", "BoundedDyck": "dyck",
             "PairFunction": "boolean", "StringEquality": "boolean", "NearestNeighbour": "nearest_neighbour",
-            "SymbolTemplates": "symbol_templates", "SymbolicTemplates": "symbol_templates"}
+            "SymbolTemplates": "symbol_templates", "SymbolicTemplates": "symbol_templates",
+            "VariableBindingText": "binding_text"}
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 

@@ -9,6 +9,7 @@ from .dyck import BoundedDyck
 from .nearest_neighbour import NearestNeighbour
 from .random_labels import SequenceClassification
 from .retrieval import InContextQA, IndexLookup
+from .binding_text import VariableBindingText
 from .symbol_templates import SymbolicTemplates, SymbolTemplates, aba_abb, program_symbolic
 from .templates import InContextTemplateMatching, TemplateMatching
 from .variable_length import VariableLengthIndexLookup
@@ -24,6 +25,7 @@ REGISTRY: dict[str, tuple[type[Task], dict]] = {
     PairFunction.name: (PairFunction, {"half_length": 4}),
     StringEquality.name: (StringEquality, {"n_symbols": 3, "length": 8}),
     NearestNeighbour.name: (NearestNeighbour, {"n_points": 8, "dim": 6}),
+    VariableBindingText.name: (VariableBindingText, {"n_variables": 3, "n_values": 3, "seq_len": 16}),
     SymbolTemplates.name: (partial(SymbolTemplates, *aba_abb()), {"n_symbols": 8, "n_heldout": 5}),
     SymbolicTemplates.name: (partial(SymbolicTemplates, *program_symbolic()), {"n_symbols": 6, "n_heldout": 5}),
 }

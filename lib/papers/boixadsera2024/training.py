@@ -22,15 +22,16 @@ VARIANTS = {"vanilla": (False, False), "+KQ": (True, False), "+VO": (False, True
 
 
 def model_config(task, variant: str = "vanilla", d_model: int = 128, n_layers: int = 2, n_heads: int = 16,
-                 d_head: int = 64, d_mlp: int = 256) -> IdentityScalingConfig:
-    """The authors' transformer for ``task`` (App. A: 2 layers, 16 heads of 64, d = 128, MLP 256)."""
+                 d_head: int = 64, d_mlp: int = 256, **changes) -> IdentityScalingConfig:
+    """The authors' transformer for ``task`` (App. A: 2 layers, 16 heads of 64, d = 128, MLP 256);
+    ``changes`` set other fields of the stack (e.g. ``causal=True``)."""
     validate.choice("model_config", "variant", variant, VARIANTS)
     kq, vo = VARIANTS[variant]
     symbolic = task.target == "class"
     V = len(task.vocab)
     return IdentityScalingConfig(d_model=d_model, n_out=V if symbolic else 1, vocab_size=V, max_len=task.seq_len,
                                  n_layers=n_layers, n_heads=n_heads, d_head=d_head, d_value=d_head, d_mlp=d_mlp,
-                                 tie_embedding=symbolic, kq_identity=kq, vo_identity=vo)
+                                 tie_embedding=symbolic, kq_identity=kq, vo_identity=vo, **changes)
 
 
 def authors_init(model, seed: int):
@@ -43,19 +44,51 @@ def authors_init(model, seed: int):
     return model.set_weights(weights)
 
 
-def fit(task, n_train: int, seeds, variant: str = "vanilla", *, steps: int = 1000, lr: float = 1e-3,
-        batch_size: int | None = 1024, eval_every: int = 10, data_seed: int = 0, device=None,
-        stop_after: int | None = None, **shape) -> dict:
+def mimetic_init(model, seed: int, alpha: float = 0.7, beta: float = 0.7):
+    """Mimetic initialisation of every head's query-key product ([TK23], App. B.1): draw
+    ``M = alpha Z + beta I`` with ``Z`` N(0, 1/d) entries, and set ``W_Q = U_k S_k^{1/2}``,
+    ``W_K = V_k S_k^{1/2}`` from its SVD, so that ``W_Q W_Kᵀ`` is M's best rank-``d_head``
+    approximation. The paper does not give its alpha and beta; 0.7 and 0.7 are ours."""
+    g = torch.Generator().manual_seed(20_000 + seed)
+    weights = {}
+    for name in model.weight_names():
+        if name.endswith("attn.W_Q"):
+            h, d, k = model.get_weight(name).shape
+            q, kk = torch.empty(h, d, k), torch.empty(h, d, k)
+            for head in range(h):
+                m = alpha * torch.randn(d, d, generator=g) / d ** 0.5 + beta * torch.eye(d)
+                u, s, vh = torch.linalg.svd(m)
+                q[head], kk[head] = u[:, :k] * s[:k].sqrt(), vh[:k].T * s[:k].sqrt()
+            weights[name], weights[name[:-1] + "K"] = q, kk
+    return model.set_weights(weights)
+
+
+INITS = {"gaussian": lambda model, seed: model, "mimetic": mimetic_init}
+
+
+def fit(task, n_train: int, seeds, variant: str = "vanilla", *, steps: int = 1000, lr: float | tuple = 1e-3,
+        batch_size: int | None = 1024, eval_every: int = 10, data_seed: int = 0, init: str = "gaussian",
+        device=None, stop_after: int | None = None, **shape) -> dict:
     """Train one model per seed on ``n_train`` strings (alphabet of ``n_train`` tokens, as in
     App. B) and read the test metric at the evaluation of lowest validation loss. ``batch_size``
     1024 is full-batch below 1024 samples, so a step is an epoch there. Returns per-member lists:
     ``test`` (MSE for real labels, error = 1 - accuracy for symbolic ones) at the chosen
-    evaluation, ``test_final``, ``train_loss_final``, ``best_step``, and the mean |a_h|, |b_h| learned."""
+    evaluation, ``test_final``, ``train_loss_final``, ``best_step``, and the mean |a_h|, |b_h| learned.
+
+    ``lr`` a tuple: one member per (learning rate, seed), the seeds varying fastest, all trained
+    together; the result then lists each member's ``lr``. ``init="mimetic"``: :func:`mimetic_init`
+    on top of the authors' initialisation; a function ``(model, seed) -> model`` may replace it
+    (e.g. one that loads pretrained blocks)."""
     seeds = validate.integers("fit", "seeds", seeds, minimum=0)
+    start = INITS[validate.choice("fit", "init", init, INITS)] if isinstance(init, str) else init
+    lrs = tuple(lr) if isinstance(lr, (tuple, list)) else None
+    if lrs is not None:
+        lr = tuple(v for v in lrs for _ in seeds)
+        seeds = [s for _ in lrs for s in seeds]
     sets = task.splits(n_train, seed=data_seed)
     config = model_config(task, variant, **shape)
     symbolic = task.target == "class"
-    run = train(lambda seed: authors_init(build_model(config, seed=seed), seed), seeds, TrainConfig(steps=steps, lr=lr, optimizer="adam", loss="cross_entropy" if symbolic
+    run = train(lambda seed: start(authors_init(build_model(config, seed=seed), seed), seed), seeds, TrainConfig(steps=steps, lr=lr, optimizer="adam", loss="cross_entropy" if symbolic
                                            else "mse", batch_size=None if batch_size is None or batch_size >= n_train
                                            else batch_size, eval_every=eval_every),
                 sets["train"], evals={"val": sets["val"], "test": sets["test"]}, device=device, progress=False,
@@ -71,7 +104,8 @@ def fit(task, n_train: int, seeds, variant: str = "vanilla", *, steps: int = 100
                       if n.endswith(name)]
             per_member.append(float(np.mean(values)) if values else 0.0)
         scalars[name] = per_member
-    return {"test": [float(test[k, best[k]]) for k in range(run.K)], "test_final": test[:, -1].tolist(),
+    out = {"lr": list(lr)} if lrs is not None else {}
+    return out | {"test": [float(test[k, best[k]]) for k in range(run.K)], "test_final": test[:, -1].tolist(),
             "train_loss_final": run.train_loss[:, -1].tolist(),
             "best_step": [int(run.eval_steps[b]) for b in best], "mean_abs_a": scalars["id_kq"],
             "mean_abs_b": scalars["id_vo"], "wall_s": run.wall_s}
