@@ -42,7 +42,8 @@
 #
 # **Scale.** Everything in this chapter is a kernel computation or a small MLP, at the sizes the
 # paper's kernel theory speaks of (up to n = 1,024 samples at default scale, 4,096 at paper scale). The trained
-# transformers, the two parameters per head and the copy task are the next chapter.
+# transformers, the two parameters per head and the copy task are the next chapter; the
+# appendix sweeps, pretraining and a discussion of the whole part are the third.
 
 # %% tags=["setup", "remove-cell"]
 # Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
@@ -521,6 +522,7 @@ record(ref="Figure 4 (block structure)", label="sy-figure-4",
 #   although N stays nonsingular there. The theorem promises a limit, not a rate.
 # * **Figure 24 is shown with kernels.** We show it with the kernels of the three models, not
 #   with trained networks. The trained transformers, the two parameters per head, the copy
-#   task and the program tasks (Figures 1, 2, 5, 16, 17, 21 and 22) are the next chapter's.
+#   task and the program tasks (Figures 1, 2, 5, 16, 17, 21 and 22) are the next chapter's;
+#   training only the last layer, the kernel regime itself (Figure 14), is the third's.
 # * **The psychometric tasks are generators only**, as in the paper (App. A). Our
 #   "distribution of 3" has 216 templates, not 144; see the generator's docstring.

@@ -369,11 +369,6 @@ record(ref="Figure 5 (copying: inverse scaling, fixed by b_h I)", label="sy-figu
 #   `nn.Embedding` does. The stack's default of N(0, 1/fan_in) made token embeddings about
 #   1/√V the size of positional ones, and the first copy runs with it were at chance for every
 #   variant.
-# * **Not yet in the book** (issue 14 stays open):
-#   * Figures 18-20: random templates by number of wildcards, length and number of templates
-#     (the generator is in `lib`; Figure 17 is above).
-#   * The App. B.1 sweeps: learning rate, batch size, depth, heads, d_emb, last layer only, and
-#     mimetic initialisation.
-#   * The Figure 6 and 7 substitutes: a small GPT on offline text, the diagonals of trained
-#     $W_KW_Q^\top$ and $W_VW_O^\top$, and fine-tuning against training from scratch.
-#   * Everything at the paper's scale, which needs a GPU.
+# * **Where the rest is.** The App. B sweeps (Figures 8-15, 18-20), the offline stand-ins for
+#   Section 6 (Figures 6, 7 and 23) and a discussion of the whole part are in the
+#   {ref}`next chapter <sy-appendix>`. Nothing here has run at the paper's scale, which needs a GPU.

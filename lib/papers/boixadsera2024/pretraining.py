@@ -91,6 +91,18 @@ def diagonal_dominance(model) -> dict[str, list[list[float]]]:
     return out
 
 
+def top_heads(model, digits: int = 4) -> dict[str, dict]:
+    """For each product, the head with the highest :func:`diagonal_dominance` score: its layer,
+    head, score and matrix (rounded, for Fig. 7b-c's heat maps)."""
+    scores, products = diagonal_dominance(model), head_products(model)
+    out = {}
+    for name, per_layer in scores.items():
+        layer, head = np.unravel_index(int(np.argmax(per_layer)), np.shape(per_layer))
+        out[name] = {"layer": int(layer), "head": int(head), "score": float(np.max(per_layer)),
+                     "matrix": np.round(products[name][layer, head].numpy(), digits).tolist()}
+    return out
+
+
 def transplant(pretrained: list, positions: bool = True):
     """An ``init`` for :func:`~.training.fit`: member ``seed`` starts from ``pretrained[seed % len]``'s
     blocks and final LayerNorm (and its first positions), keeping its own new token embeddings

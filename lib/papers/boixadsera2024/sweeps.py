@@ -143,7 +143,7 @@ def hyperparameters(scale: str) -> tuple[dict, list[dict]]:
     grid += [{"knob": "depth", "value": v, "n": n} for v in _pick(scale, [1], [1, 4], [1, 4, 8, 16])]
     grid += [{"knob": "heads", "value": v, "n": n} for v in _pick(scale, [1], [1, 64], [1, 4, 64])]
     grid += [{"knob": "d_emb", "value": v, "n": n} for v in _pick(scale, [16], [32, 128], [32, 512])]
-    grid += [{"knob": "init", "value": "mimetic", "n": m} for m in _pick(scale, [64], [32, 128, 512], [32, 128, 512, 2048])]
+    grid += [{"knob": "init", "value": "mimetic", "n": m} for m in _pick(scale, [32], [32, 128, 512], [32, 128, 512, 2048])]
     return config, grid
 
 
@@ -239,6 +239,8 @@ def run_pretraining(config: dict, points: list[dict], *, scale: str, device=None
                                                    device=device, stop_after=stop_after, **shape)
             pretrained[p["variant"]] = models
             metrics["diagonal"] = [pretraining.diagonal_dominance(m) for m in models]
+            if p["size"] == "base" and p["variant"] == "vanilla":
+                metrics["top_heads"] = pretraining.top_heads(models[0])
             metrics["diagonal_init"] = pretraining.diagonal_dominance(build_model(pretraining.lm_config(
                 corpus, p["variant"], **shape), seed=0))
         else:
