@@ -27,8 +27,9 @@
 #   size, depth, heads, width, training only the last layer, and mimetic initialisation.
 # * **The task** (App. B.2, Figures 18-20). Random template tasks with more wildcards, longer
 #   templates or more of them.
-# * **Pretraining** (Sec. 6, Figures 6, 7 and 23). Identity scalings in a language model, the
-#   diagonals of pretrained heads, and fine-tuning a pretrained model on a template task.
+# * **Pretraining** (Sec. 6, Figures 6 and 7, and App. B.3, Figure 23). Identity scalings in a
+#   language model, the diagonals of pretrained heads, and fine-tuning a pretrained model on a
+#   template task.
 #
 # The chapter closes the part with a discussion: where the kernel theory of the first chapter
 # predicts what training does, and where it does not.
@@ -36,9 +37,14 @@
 # **Scale.** The paper's base model has 2 layers, d = 128 and 16 heads of 64, and trains with
 # Adam, batch 1024, for 1000 epochs, 5 trials. The default scale keeps the previous chapter's
 # CPU budget: d = 64, 16 heads of 8, MLP 128, 1000 full-batch steps, and n at most 512. It
-# varies one knob at a time from that model. The sweeps load from `data/`. The paper's App. B.1
-# list of figures did not survive in our copy of the text: the order of Figures 8-15 below
-# follows the reading notes, which take it from the figure files of the authors' repository.
+# varies one knob at a time from that model. The sweeps load from `data/`. The lists of figures
+# in the paper's App. B.1 and B.2 did not survive in our copy of the text. The numbering of
+# Figures 8-15 and 17-20 below follows the reading notes, which take it from the figure files of
+# the authors' repository.
+#
+# **Ensembles.** The course's trainer trains several models at once, as one batched
+# computation; each model is a *member* of the ensemble. Here the members of one run differ in
+# their learning rate (one seed each), so a whole learning-rate grid costs one run.
 
 # %% tags=["setup", "remove-cell"]
 # Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
@@ -80,15 +86,15 @@ def by_lr(metrics: dict) -> dict:
 # (sy-b1)=
 # ## Figures 8-13: learning rate, batch size, depth, heads and width
 #
-# The sweep `hyperparameters` trains the vanilla transformer on αβα vs αββ. Each run is an
-# ensemble whose members are learning rates, one seed each. The paper's findings, read from its
+# The sweep `hyperparameters` trains the vanilla transformer on αβα vs αββ, one run per knob
+# value with the learning rates as members. The paper's findings, read from its
 # figures, are these. The best learning rate is about $10^{-3}$, and $10^{-2}$ or more fails
 # (Fig. 8). Smaller batches help a little (Figs. 9-10). Depth 2 or more and more heads help
 # (Figs. 11-12). At n = 1024 a larger $d_{\rm emb}$ hurts at high learning rates (Fig. 13).
 # The knobs are tried at the largest n of our budget, where the base model has started to
 # generalise. A knob's base value (depth 2, 16 heads, d = 64) is the learning-rate run at the
-# same n. The minibatch runs train for the same number of epochs as a full-batch run beside
-# them (fewer than the others, to fit the budget).
+# same n. The batch-size runs all train for the same number of epochs, 250 rather than 1000 to
+# fit the budget. A batch of 64 at n = 512 therefore takes 2,000 steps and the full batch 250.
 
 # %%
 hres = sweeps.result("hyperparameters")
@@ -143,19 +149,29 @@ display(table(pd.DataFrame(rows).set_index(["knob", "value"])))
 
 # %%
 best = lambda losses: float(np.min(list(losses.values()) if isinstance(losses, dict) else losses))
-top = by_lr(hres.get(knob="lr", value=None, n=lr_ns[-1]))
+first = by_lr(hres.get(knob="lr", value=None, n=lr_ns[0]))
+assert min(first.values()) > 0.5  # from the fewest samples no learning rate generalises (Fig. 8: far from 0 below n ≈ 2048)
+# "best about 1e-3" is read where some learning rate learns (loss < 0.9): where none does, the
+# arg-min is noise (rule 4 of the report card)
+per_n = {n: by_lr(hres.get(knob="lr", value=None, n=n)) for n in lr_ns}
+learning = [n for n in lr_ns if min(per_n[n].values()) < 0.9]
+top = per_n[lr_ns[-1]]
 best_lr = min(top, key=top.get)
 high = [lr for lr in lrs if lr >= 1e-2]
-lr_ok = 3e-4 <= best_lr <= 3e-3 and all(top[lr] > 0.9 for lr in high)
+best_near = bool(learning) and all(3e-4 <= min(per_n[n], key=per_n[n].get) <= 3e-3 for n in learning)
+high_fails = all(per_n[n][lr] > 0.9 for n in lr_ns for lr in high)
+lr_ok = best_near and high_fails
 record(ref="Figure 8 (learning rate × n)", label="sy-b1", reduced=REDUCED, result=hres,
        statement="the best learning rate is about 1e-3, and lr >= 1e-2 fails (test loss ≈ 1)",
        paper_value="best lr ≈ 1e-3 at every n; lr >= 1e-2 at ≈1; vanilla ≈0 only at n ≈ 2048",
        ours=f"at n = {lr_ns[-1]}: best lr {best_lr:g} (loss {top[best_lr]:.2f}); "
             + ", ".join(f"lr {lr:g}: {top[lr]:.2f}" for lr in high),
-       passed=bool(lr_ok), partly=bool(3e-4 <= best_lr <= 3e-3 or all(top[lr] > 0.9 for lr in high)))
+       passed=bool(lr_ok), partly=bool(best_near or high_fails))
 
 small, full = batch_values[0], batch_values[-1]
-record(ref="Figures 9 and 10 (batch size)", label="sy-b1", reduced=REDUCED + f"; {hcfg['batch_epochs']} epochs",
+record(ref="Figures 9 and 10 (batch size)", label="sy-b1",
+       reduced=f"d = 64, 16 heads of 8, MLP 128, {hcfg['batch_epochs']} epochs at every batch size, one seed per "
+               f"learning rate, n = {n_knob} (a CPU budget)",
        result=hres, statement="smaller minibatches help slightly",
        paper_value="n = 512: ≈0.1 at batch 32 against ≈0.35 at 512 (lr 1e-3)",
        ours=f"n = {n_knob}, best over lr: batch {small} {best(batch[small]):.2f}, batch {full} {best(batch[full]):.2f}",
@@ -163,14 +179,18 @@ record(ref="Figures 9 and 10 (batch size)", label="sy-b1", reduced=REDUCED + f";
        partly=bool(best(batch[small]) <= best(batch[full]) + 0.05))
 
 for fig_no, knob, statement, paper_value in (
-        (11, "depth", "depth 2 or more generalises better than depth 1", "n = 1024, lr 1e-3: depth 1 → 0.27, depth 8 → 0.02"),
+        (11, "depth", "deeper models generalise better (depth 2 or more beats depth 1)",
+         "n = 1024, lr 1e-3: depth 1 → 0.27, depth 8 → 0.02"),
         (12, "heads", "more heads per layer generalise better", "n = 1024, lr 1e-3: 1 head → 0.42, 64 heads → 0.03")):
     c = curves[knob]
-    lo, hi = min(c), max(c)
-    ok = best(c[lo]) > best(c[hi]) + 0.05
+    values = sorted(c)
+    worse_than = [v for v in values[1:] if best(c[values[0]]) > best(c[v]) + 0.05]  # the smallest loses to these
+    # the whole statement: the smallest value loses to every larger one, and no larger value
+    # loses to a smaller one by more than the 0.05 of seed noise
+    ordered = all(best(c[b]) <= best(c[a]) + 0.05 for a, b in zip(values, values[1:]))
     record(ref=f"Figure {fig_no} ({knob})", label="sy-b1", reduced=REDUCED, result=hres, statement=statement,
            paper_value=paper_value, ours=f"n = {n_knob}, best over lr: " + ", ".join(f"{knob} {v}: {best(c[v]):.2f}" for v in c),
-           passed=bool(ok), partly=bool(best(c[lo]) >= min(best(v) for v in c.values())))
+           passed=len(worse_than) == len(values) - 1 and ordered, partly=bool(worse_than))
 
 # %% [markdown]
 # (sy-b1-width)=
@@ -178,13 +198,17 @@ for fig_no, knob, statement, paper_value in (
 #
 # In the paper, at n = 1024 the narrowest model (d = 32) generalises best, and the wider ones
 # get worse at the higher learning rates. Mimetic initialisation [TK23] starts every head's
-# $W_QW_K^\top$ near $\alpha Z + \beta I$: a diagonal from the start, close to what $a_h I$ adds.
+# $W_QW_K^\top$ near $\alpha Z + \beta I$, with $Z$ a random matrix of N(0, 1/d) entries: a
+# diagonal from the start, close to what $a_h I$ adds. (A transpose does not move a diagonal,
+# so $W_QW_K^\top$ and the paper's $W_KW_Q^\top$ have the same one.)
 # In the paper it helps as much as the identity scaling, ≈0 at n ≈ 128 against about 2,048
 # for Gaussian initialisation. Our heads have 8 dimensions in a 64-dimensional stream, so each
 # head gets the best rank-8 approximation of $\alpha Z + \beta I$. That is a diagonal only
-# within an 8-dimensional subspace, weaker than the paper's heads of 64 in 128. The values of
-# α and β are not in the text; we use 0.7 and 0.7. The Gaussian runs and the $a_h I$ runs
-# are the previous chapter's sweep (same protocol, same seeds).
+# within an 8-dimensional subspace, weaker than the paper's heads of 64 in 128. The paper gives
+# neither its α and β nor its formula; the notes read $\sqrt\alpha Z_1^\top Z_2 + \sqrt\beta I$
+# in the authors' code. Ours is TK23's form with α = β = 0.7. The runs use lr $10^{-3}$ and 2
+# seeds. The Gaussian runs and the $a_h I$ runs are the previous chapter's sweep (same
+# protocol, same seeds).
 
 # %%
 ires = sweeps.result("identity_scalings")
@@ -211,7 +235,7 @@ c = curves["d_emb"]
 narrow, wide = min(c), max(c)
 high_lr = knob_lrs[-1]
 record(ref="Figure 13 (embedding dimension)", label="sy-b1-width", reduced=REDUCED, result=hres,
-       statement="at n = 1024 a larger d_emb hurts, most at high learning rates (d = 32 is best)",
+       statement="a larger d_emb hurts, most at high learning rates (the narrowest is best)",
        paper_value="n = 1024: d = 32 best (≈0.07-0.1); d = 512 worse at high lr",
        ours=f"n = {n_knob}, lr {high_lr:g}: " + ", ".join(f"d = {v}: {c[v][-1]:.2f}" for v in c)
             + "; best over lr: " + ", ".join(f"d = {v}: {best(c[v]):.2f}" for v in c),
@@ -220,13 +244,14 @@ record(ref="Figure 13 (embedding dimension)", label="sy-b1-width", reduced=REDUC
 
 gain = {n: gauss[n].mean() - mimetic[n].mean() for n in init_ns}
 kq_gain = {n: gauss[n].mean() - kq[n].mean() for n in init_ns}
-record(ref="Figure 15 (mimetic initialisation)", label="sy-b1-width", reduced=REDUCED + "; heads of 8 in d = 64", result=hres,
+record(ref="Figure 15 (mimetic initialisation)", label="sy-b1-width", result=hres,
+       reduced="d = 64, heads of 8, MLP 128, 1000 full-batch steps at lr 1e-3, 2 seeds, n <= 512 (a CPU budget)",
        statement="mimetic initialisation of W_Q W_K^T cuts the samples needed about as much as a_h I does",
        paper_value="mimetic ≈0 at n ≈ 128; Gaussian ≈0 at about 2048",
        ours="; ".join(f"n = {n}: Gaussian {gauss[n].mean():.2f}, mimetic {mimetic[n].mean():.2f}, +a_h I {kq[n].mean():.2f}"
                       for n in init_ns),
-       passed=bool(gain[init_ns[-1]] > 0.2 and mimetic[init_ns[-1]].mean() < kq[init_ns[-1]].mean() + 0.1),
-       partly=bool(gain[init_ns[-1]] > 0.05))
+       passed=bool(all(g > 0.1 for g in gain.values()) and mimetic[init_ns[-1]].mean() < kq[init_ns[-1]].mean() + 0.1),
+       partly=bool(gain[init_ns[-1]] > 0.1))
 
 # %% [markdown]
 # (sy-last-layer)=
@@ -239,9 +264,9 @@ record(ref="Figure 15 (mimetic initialisation)", label="sy-b1-width", reduced=RE
 # read-out is a least-squares problem on its random features, so we solve that problem exactly
 # (`lib.papers.boixadsera2024.last_layer`) instead of running 1000 epochs of Adam towards its
 # solution. That makes the paper's own sizes cheap: d = 128, 16 heads of 64, n to 16,384. The
-# paper does not say which weights its multiplier scales; we scale every weight matrix below the
-# read-out. The read-out has d + 1 = 129 weights, so its test loss has a floor well above 0
-# whatever n is.
+# paper does not say which weights its multiplier scales. We scale every weight matrix below the
+# read-out. The read-out has only d + 1 = 129 weights. So its test loss can fall only as far as
+# 129 random features separate the templates, whatever n is.
 
 # %%
 ll_ns = scale.pick(smoke=[256, 1024], default=[256, 1024, 4096, 16384], paper=[256, 1024, 4096, 16384])
@@ -264,11 +289,13 @@ plots.stamp(ax, f"least-squares read-out on a frozen random transformer (d = {ll
                 f"{len(ll_seeds)} seeds; computed live at scale={scale.current()}")
 plt.show()
 largest = ll_ns[-1]
+assert ll[largest, 1.0].mean() > 0.85  # at the usual initialisation the random features do not separate the templates
 print(", ".join(f"init × {c:g}: {ll[largest, c].mean():.2f}" for c in ll_scales), f"at n = {largest}")
 scaled_best = min(ll[largest, c].mean() for c in ll_scales[1:])
 record(ref="Figure 14 (last layer only)", label="sy-last-layer",
        substitute="the read-out solved by least squares, the limit of training it; our reading of the init multiplier",
-       reduced=None if ll_shape["d_model"] == 128 else "d = 64", scale=scale.current(),
+       reduced={5: None, 3: "3 seeds"}.get(len(ll_seeds), f"d = {ll_shape['d_model']}, {len(ll_seeds)} seed(s)"),
+       scale=scale.current(),
        statement="training only the last layer stays at chance at the usual initialisation and learns from many "
                  "samples at a larger one, the more so the larger",
        paper_value="n = 16384: ×1 ≈1.0, ×8 → 0.3, ×64 → 0.11",
@@ -285,11 +312,14 @@ record(ref="Figure 14 (last layer only)", label="sy-last-layer",
 # regular tokens, and gives each a Gaussian label. In the paper, the samples a transformer needs
 # grow with |W| (Fig. 18), with k (Fig. 19; n = 512 solves only short templates, n = 2,048
 # all of them) and with m (Fig. 20; from about 1,000 for 2 templates to 8,000 for 15). The
-# paper does not give the other settings of these sweeps. We vary one setting at a time from
+# paper does not give the other settings of these sweeps. We change one setting at a time from
 # Figure 17's task with one regular token: 4 templates of length 5 over 3 wildcards. That task
-# is learned within our budget; the one with no regular token is not (previous chapter). The
-# sweep `template_knobs` runs it at n = 128, where the base task is partly learned. The base
-# point is Figure 17's run.
+# is learned within our budget; the one with no regular token is not (previous chapter). Each
+# setting draws its own templates and labels (the same generator seed), so two points differ in
+# more than the one setting. The sweep `template_knobs` runs at n = 128, where the base task is
+# learned up to a test loss of about 0.15 and there is room on both sides. The base point is
+# Figure 17's run. With one n per point, the test loss there stands in for the paper's "samples
+# needed".
 
 # %%
 kres = sweeps.result("template_knobs")
@@ -314,6 +344,8 @@ plt.show()
 display(table(pd.DataFrame([{"knob": knob_names[k], "value": v, "test MSE": knob_loss[k][v].mean()}
                             for k in knob_loss for v in knob_loss[k]]).set_index(["knob", "value"])))
 
+fitted = [max(kres.get_exact(p)["train_loss_final"]) for p in kgrid]
+assert max(fitted) < 0.05  # every run fits its training set: the differences are in generalisation
 for fig_no, knob, statement, paper_value in (
         (18, "wildcards", "more wildcards need more samples", "all |W| from 2 to 7 ≈0 by 2048-8192; larger |W| slower"),
         (19, "length", "longer templates need more samples", "n = 512 solves only short templates; n = 2048 all up to k = 20"),
@@ -322,7 +354,7 @@ for fig_no, knob, statement, paper_value in (
     lo, hi = min(losses), max(losses)
     rising = losses[hi].mean() > losses[lo].mean() + 0.05
     record(ref=f"Figure {fig_no} (random templates: {knob})", label="sy-template-knobs", result=kres,
-           reduced=f"n = {k_n}, the previous chapter's CPU budget",
+           reduced=f"the loss at n = {k_n} for the samples needed, the previous chapter's CPU budget",
            substitute="one regular token in every task (the paper's other settings are not in its text)",
            statement=statement, paper_value=paper_value,
            ours=f"n = {k_n}: " + ", ".join(f"{v}: {losses[v].mean():.2f}" for v in losses),
@@ -343,14 +375,19 @@ for fig_no, knob, statement, paper_value in (
 #
 # **None of this data is offline.** Wikitext and GPT-2's weights come from the Hugging Face hub.
 # Our stand-in is a synthetic corpus built to need the mechanism in question. It is a stream of
-# statements `x = c ;` and `print x c ;`, where the value after a printed variable is its latest
-# binding (`lib.tasks.VariableBindingText`: 4 variables, 8 values, 32 tokens). Everything else in
-# it is uniformly random, so the only thing to learn beyond frequencies is where the same
-# variable last appeared. The model is a small GPT of the shared stack: causal, 2 layers, heads
-# of 16, MLP 4d, tied read-out. It comes in three widths (d = 32, 64, 128) and is trained
-# by Adam at lr 3·10⁻³ on fresh text. A template-task model then starts from its blocks, with new
-# token embeddings and read-out, and trains under the previous chapter's protocol. Beside it is
-# the same model from scratch. The sweep `pretraining` runs all of it.
+# statements `x = c ;` and `print x c ;`. The value after a printed variable is its latest
+# binding (`lib.tasks.VariableBindingText`: 4 variables, 8 values, a vocabulary of 15 tokens,
+# texts of 32 tokens). Every name and every choice of statement is random. So beyond the
+# grammar and the frequencies, the one thing to learn is where the same variable last
+# appeared.
+#
+# The model is a small GPT built from the course's attention stack (`lib.models`). It is causal,
+# with 2 layers, heads of 16, an MLP of width 4d and a tied read-out. It comes in three widths
+# (d = 32, 64, 128) and is trained by Adam at lr 3·10⁻³ on fresh text. The base width has 2
+# seeds and the other two have 1. With identity scalings, $a_h$ and $b_h$ are both trained. The
+# $a_h$ term includes each token's score on itself. The notes read the authors' GPT-2 run as
+# $a_h$ only, with that diagonal masked, but the paper does not say. The sweep `pretraining`
+# runs all of it.
 
 # %%
 pres = sweeps.result("pretraining")
@@ -368,6 +405,7 @@ display(plots.paper_vs_ours([
     {"quantity": "learned |a_h|, |b_h|", "paper": "-",
      "ours": f"{np.mean(pre['base', '+KQ,VO']['mean_abs_a']):.3f}, {np.mean(pre['base', '+KQ,VO']['mean_abs_b']):.3f}"}]))
 print(pres.label())
+assert np.mean(pre["base", "+KQ,VO"]["mean_abs_b"]) > 0 and ppl["+KQ,VO"].mean() < 1.05 * ppl["vanilla"].mean()
 spread = max(np.ptp(ppl["vanilla"]), np.ptp(ppl["+KQ,VO"]), 1e-3)
 improves = ppl["+KQ,VO"].mean() < ppl["vanilla"].mean() - spread
 record(ref="Figure 6 (perplexity with identity scalings)", label="sy-pretraining", result=pres,
@@ -375,7 +413,7 @@ record(ref="Figure 6 (perplexity with identity scalings)", label="sy-pretraining
        statement="trainable identity scalings lower a language model's perplexity",
        paper_value="Wikitext-2 64.00 → 60.46; Wikitext-103 16.83 → 16.40",
        ours=f"{ppl['vanilla'].mean():.3f} → {ppl['+KQ,VO'].mean():.3f} (seed spread {spread:.3f})",
-       passed=bool(improves), partly=bool(ppl["+KQ,VO"].mean() <= ppl["vanilla"].mean() + spread))
+       passed=bool(improves), partly=bool(ppl["+KQ,VO"].mean() < ppl["vanilla"].mean()))
 
 # %% [markdown]
 # (sy-diagonals)=
@@ -386,7 +424,7 @@ record(ref="Figure 6 (perplexity with identity scalings)", label="sy-pretraining
 # diagonal in $W_VW_O$ passes a token on as itself, which is what $b_h I$ adds. We score each head
 # by its mean diagonal entry over its mean absolute off-diagonal entry. A random head scores
 # about 0; a head with $a_h I$ scores high. The maps show the vanilla base model's heads with
-# the highest scores.
+# the highest scores. The table pools the heads of all seeds of a width (8 heads per base model).
 
 # %%
 diag = {size: pre[size, "vanilla"]["diagonal"] for size in sorted({p["size"] for p in pgrid})}
@@ -416,6 +454,7 @@ for ax, (which, head) in zip(axes, pre["base", "vanilla"]["top_heads"].items()):
     fig.colorbar(image, ax=ax, shrink=0.8)
 plots.stamp(fig, "base model (d = 64), seed 0, the head of highest diagonal score per product; " + pres.label())
 plt.show()
+assert max(np.abs(init_diag["kq"]).max(), np.abs(init_diag["vo"]).max()) < 0.5  # random heads have no diagonal
 base_kq = np.array([s["kq"] for s in diag["base"]])
 base_vo = np.array([s["vo"] for s in diag["base"]])
 init_max = max(np.abs(init_diag["kq"]).max(), np.abs(init_diag["vo"]).max())
@@ -424,7 +463,8 @@ record(ref="Figure 7b-c (diagonals of pretrained heads)", label="sy-diagonals", 
        statement="several pretrained heads have W_K W_Q^T and W_V W_O^T diagonals stronger than their other entries",
        paper_value="several of GPT-2's 144 heads show a pronounced diagonal (heat maps, no score given)",
        ours=f"base model: highest score W_Q W_K^T {base_kq.max():.2f}, W_V W_O {base_vo.max():.2f}; "
-            f"heads above 1: {int((base_kq > 1).sum())} and {int((base_vo > 1).sum())} of {base_kq.size}; "
+            f"heads above 1: {int((base_kq > 1).sum())} and {int((base_vo > 1).sum())} of {base_kq.size} "
+            f"({base_kq.shape[-1]} heads × {base_kq.shape[-2]} layers × {base_kq.shape[0]} seeds); "
             f"at initialisation at most {init_max:.2f}",
        passed=bool((base_kq > 1).sum() >= 2 and (base_vo > 1).sum() >= 2),
        partly=bool(max(base_kq.max(), base_vo.max()) > 2 * init_max))
@@ -433,9 +473,13 @@ record(ref="Figure 7b-c (diagonals of pretrained heads)", label="sy-diagonals", 
 # (sy-finetune)=
 # ### Figures 7a and 23: fine-tuning against training from scratch
 #
-# Both models are trained on αβα vs αββ by the previous chapter's protocol. The pretrained one
-# keeps its blocks and positions and gets new token embeddings and a new read-out. Figure 23's
-# three GPT-2 sizes become our three widths.
+# The template-task model has the pretrained model's shape: causal, heads of 16, at the same
+# width. It trains on αβα vs αββ under the previous chapter's protocol (Adam at $10^{-3}$, 1000
+# full-batch steps, best validation step, 2 seeds). Fine-tuning starts from the vanilla
+# pretrained model. It keeps the blocks, the final LayerNorm and the first positions, and gets
+# new token embeddings and a new read-out. Training from scratch uses the same shape. Figure 23's
+# three GPT-2 sizes become our three widths. For the small and large widths, both fine-tuning
+# seeds start from the one pretrained model.
 
 # %%
 ft_ns = sorted({p["n"] for p in pgrid if p["stage"] == "finetune"})
@@ -455,6 +499,7 @@ plots.stamp(fig, "αβα vs αββ, causal model, best validation step; " + pres
 plt.show()
 display(table(pd.DataFrame({f"n = {n}": {f"{s}, {v}": ft[s, v][i].mean() for (s, v) in ft} for i, n in enumerate(ft_ns)})))
 
+assert all(max(pres.get_exact(p)["train_loss_final"]) < 0.05 for p in pgrid if p["stage"] == "finetune")
 pre_gain = ft["base", "scratch"].mean(1) - ft["base", "pretrained"].mean(1)
 record(ref="Figure 7a (fine-tuning a pretrained model)", label="sy-finetune", result=pres,
        reduced="n <= 512, 1000 full-batch steps, 2 seeds",
@@ -464,18 +509,19 @@ record(ref="Figure 7a (fine-tuning a pretrained model)", label="sy-finetune", re
        paper_value="pretrained 0.25 at n = 32, ≈0.02 at 256; from scratch ≈1.0 until n ≈ 2000",
        ours="; ".join(f"n = {n}: scratch {ft['base', 'scratch'][i].mean():.2f}, pretrained {ft['base', 'pretrained'][i].mean():.2f}"
                       for i, n in enumerate(ft_ns)),
-       passed=bool(ft["base", "pretrained"][-1].mean() < 0.2 and pre_gain[-1] > 0.3),
+       passed=bool(ft["base", "pretrained"][-1].mean() < 0.2 and pre_gain.max() > 0.3 and (pre_gain > 0).all()),
        partly=bool(pre_gain.max() > 0.1))
 size_best = {s: ft[s, "pretrained"].mean(1) for s in sizes}
 record(ref="Figure 23 (pretrained model sizes)", label="sy-finetune", result=pres,
        reduced="n <= 512, 1000 full-batch steps", substitute="three widths of our small pretrained model, not GPT-2 "
        "small, medium and large",
-       statement="fine-tuned pretrained models of every size learn the template task from few samples",
+       statement="pretrained models of several sizes, fine-tuned, learn the template task from few samples (in the "
+                 "paper two of three sizes do; GPT-2 medium stays at 0.3)",
        paper_value="small 0.2 at n = 8, ≈0 from 16; large ≈0.05 at 32; medium 0.3 plateau up to 128",
        ours="; ".join(f"{s}: " + ", ".join(f"{v:.2f}" for v in size_best[s]) + f" at n = {', '.join(map(str, ft_ns))}"
                       for s in sizes),
-       passed=bool(all(size_best[s][-1] < 0.2 for s in sizes)),
-       partly=bool(any(size_best[s][-1] < 0.5 for s in sizes)))
+       passed=bool(sum(min(size_best[s][i] for i, n in enumerate(ft_ns) if n <= 128) < 0.2 for s in sizes) >= 2),
+       partly=bool(any(size_best[s].min() < 0.5 for s in sizes)))
 
 # %% [markdown]
 # (sy-discussion)=

@@ -16,6 +16,11 @@ module              what
 ``training``        the authors' template transformer (a_h I, b_h I as options), trained by the
                     shared trainer and read at the best validation step (App. A)
 ``copying``         Theorems 5.1-5.2: early-time gradient ratios of eq. (27)-(28)'s copy model
-``sweeps``          the named sweeps: Figures 1 and 21 (identity_scalings), Figure 5 (copy)
+``last_layer``      App. B.1: the read-out of a frozen random transformer fitted by least
+                    squares (the kernel regime at finite width), at a scaled initialisation
+``pretraining``     Sec. 6 offline: a small causal model pretrained on a synthetic binding
+                    corpus, the diagonal score of its heads, blocks transplanted for fine-tuning
+``sweeps``          the named sweeps: Figures 1-2, 5, 6-13, 15-23 (``python -m
+                    lib.papers.boixadsera2024 SCALE NAME``)
 ==================  =====================================================================
 """
