@@ -559,4 +559,42 @@ missing = {ref for refs in PREDICTIONS.values() for ref in refs
 assert not missing, f"claims not recorded yet: {missing}"
 
 # %% [markdown]
-# DISCUSSION_PROSE
+# **Where the theory predicts what training does.**
+#
+# * *MLPs.* Theory and training agree exactly. An MLP trained by Adam never moves the weights
+#   of a token it has not seen, and stays at chance on unseen symbols for every n.
+# * *Which tasks are hard.* The kernel's N matrix ranks the tasks, and trained transformers
+#   follow that ranking. Majority-4, whose N is the worst conditioned, is the hardest task for
+#   kernel ridge regression and for the trained models, in the paper and here. More templates
+#   (a larger N) cost samples in training too (Figure 20 above).
+# * *A diagonal in attention helps.* The kernel analysis says attention should see the
+#   incidence matrix $XX^\top$. A diagonal in $W_QW_K^\top$ gives it that. In our runs, the
+#   largest single gain of the whole part comes from putting that diagonal in at
+#   initialisation: mimetic initialisation (Figure 15 above) takes the test loss at n = 512
+#   much lower than the Gaussian start does, and lower than $a_h I$ does.
+# * *Copying.* The early-time gradients of Theorems 5.1-5.2 are exactly as computed, and the
+#   inverse scaling in $d_{\rm emb}$ that they predict shows up in trained models.
+#
+# **Where it does not.**
+#
+# * *Rates.* Theorem 4.4 is a limit: infinite width, and n and diversity going to infinity. At
+#   the widths one trains, the literal kernel regime is weak. A trained read-out on a frozen
+#   random transformer of the paper's width does much worse than the infinite-width kernel
+#   (Figure 14 above against kernel ridge regression in the first chapter). In the paper, the
+#   fully trained transformer reaches ≈0 by n ≈ 2,048, while its last layer alone is still at
+#   0.11-0.3 at n = 16,384. So the data efficiency the paper measures comes from training the
+#   whole network, which the theory does not describe.
+# * *The two parameters as trained.* The theory shows what $a_h$ and $b_h$ make possible, not
+#   that Adam will use them. In our runs they stay near 0.01-0.1 in every setting, including
+#   the language model. A diagonal put in from the start (mimetic) helps more than one that
+#   has to be learned.
+# * *Optimiser and architecture.* Learning rate, batch size, depth, heads and width lie outside
+#   the theory. At our budget some of the paper's trends hold (smaller batches help, one head
+#   is worst) and others do not (depth and width make no clear difference, and lr $10^{-2}$
+#   still learns).
+# * *Pretraining.* The paper's explanation of Figure 7 is that pretrained heads already carry
+#   the diagonals. Our stand-in does not test it well. A small model that learned the binding
+#   task perfectly did so without diagonal heads, and starting from it did not help on αβα vs
+#   αββ. A corpus that rewards matching a token to itself is not enough to grow the
+#   identity-like heads the paper sees in GPT-2. The paper's evidence is GPT-2's own weights,
+#   and those are not offline.
