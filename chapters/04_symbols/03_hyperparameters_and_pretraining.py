@@ -131,6 +131,7 @@ for ax, knob, title in zip(axes[2:], ("depth", "heads"), ("Fig. 11: depth", "Fig
 for ax in axes:
     ax.set_xscale("log")
     ax.set_xticks(lrs if ax is axes[0] else knob_lrs, [f"{v:g}" for v in (lrs if ax is axes[0] else knob_lrs)])
+    ax.minorticks_off()
     ax.axhline(1.0, color="0.5", ls=":", lw=1)
 plots.stamp(fig, f"αβα vs αββ, vanilla; best validation step; knobs at n = {n_knob}; dotted: predicting 0; " + hres.label())
 plt.show()
@@ -222,6 +223,7 @@ plots.sweep(knob_lrs, {f"d = {v}": c for v, c in curves["d_emb"].items()}, ax=ax
             ylabel="test MSE, unseen symbols", title=f"Fig. 13: width (n = {n_knob})", bounds=(0, None), legend="inside")
 axes[0].set_xscale("log")
 axes[0].set_xticks(knob_lrs, [f"{v:g}" for v in knob_lrs])
+axes[0].minorticks_off()
 plots.sweep(init_ns, {"Gaussian": np.stack([gauss[n] for n in init_ns]), "mimetic": np.stack([mimetic[n] for n in init_ns]),
                       "+a_h I": np.stack([kq[n] for n in init_ns])}, ax=axes[1], xlabel="training samples n",
             title="Fig. 15: initialisation (lr 1e-3)", bounds=(0, None), legend="inside")
@@ -447,8 +449,9 @@ for ax, (which, head) in zip(axes, pre["base", "vanilla"]["top_heads"].items()):
     m = np.array(head["matrix"])
     bound = np.abs(m).max()
     image = ax.imshow(m, cmap="RdBu_r", vmin=-bound, vmax=bound)
-    ax.set_title(f"{'W_Q W_K^T' if which == 'kq' else 'W_V W_O'}: layer {head['layer']}, head {head['head']} "
+    ax.set_title(f"{'$W_QW_K^T$' if which == 'kq' else '$W_VW_O$'}: layer {head['layer']}, head {head['head']} "
                  f"(score {head['score']:.2f})", fontsize=8)
+    ax.grid(False)
     ax.set_xlabel("residual coordinate")
     ax.set_ylabel("residual coordinate")
     fig.colorbar(image, ax=ax, shrink=0.8)
@@ -593,8 +596,8 @@ assert not missing, f"claims not recorded yet: {missing}"
 #   is worst) and others do not (depth and width make no clear difference, and lr $10^{-2}$
 #   still learns).
 # * *Pretraining.* The paper's explanation of Figure 7 is that pretrained heads already carry
-#   the diagonals. Our stand-in does not test it well. A small model that learned the binding
-#   task perfectly did so without diagonal heads, and starting from it did not help on αβα vs
-#   αββ. A corpus that rewards matching a token to itself is not enough to grow the
-#   identity-like heads the paper sees in GPT-2. The paper's evidence is GPT-2's own weights,
-#   and those are not offline.
+#   the diagonals. Our stand-in cannot settle it. A small model that learned the binding task
+#   perfectly did so without diagonal heads. Starting from it did not help on αβα vs αββ at the
+#   base width, the one width with a from-scratch run beside it. So a corpus that rewards
+#   finding the same token again is not enough to grow the identity-like heads the paper sees
+#   in GPT-2. The paper's evidence is GPT-2's own weights, and those are not offline.
