@@ -209,18 +209,26 @@ _KINDS = {"theorem": "Theorem", "thm": "Theorem", "proposition": "Proposition", 
           "lemma": "Lemma", "corollary": "Corollary", "figure": "Figure", "fig": "Figure", "table": "Table",
           "remark": "Remark", "claim": "Claim"}
 _REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table|remark|claim)s?\.?\s*"
-                  r"(\d+(?:\.\d+)?)[a-z]?(?:\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?))?", re.IGNORECASE)
+                  r"(\d+(?:\.\d+)?)[a-z]?(?:\s*(-|–|to|and)\s*(\d+(?:\.\d+)?))?", re.IGNORECASE)
 
 
 def covers(ref: str) -> set[str]:
     """The paper's numbered results a claim's ``ref`` speaks to: ``"Props. 7-10"`` covers
-    Propositions 7 to 10, ``"Figure 2a"`` covers Figure 2, ``"Lemma 5.1 and Theorem 3.1"`` covers
-    those two, ``"Sec. 6.1"`` covers none."""
+    Propositions 7 to 10, ``"Lemmas 4.5-4.7"`` Lemmas 4.5, 4.6 and 4.7, ``"Figures 1 and 21"`` those two, ``"Figure 2a"`` covers
+    Figure 2, ``"Lemma 5.1 and Theorem 3.1"`` covers those two, ``"Sec. 6.1"`` covers none."""
     found = set()
-    for kind, first, last in _REF.findall(ref):
+    for kind, first, separator, last in _REF.findall(ref):
         name = _KINDS[kind.lower()]
-        if "." in first + last:  # section-numbered results (Richard's "Theorem 4.1"): no ranges
-            found.update(f"{name} {number}" for number in (first, last) if number)
+        if separator.lower() == "and":  # "Figures 1 and 21": two results, not a range
+            found.update(f"{name} {number}" for number in (first, last))
+            continue
+        if "." in first + last:  # section-numbered results (Richard's "Theorem 4.1")
+            head, _, low = first.rpartition(".")
+            top_head, _, high = last.rpartition(".")
+            if last and head == top_head and low.isdigit() and high.isdigit():  # "Lemmas 4.5-4.7"
+                found.update(f"{name} {head}.{i}" for i in range(int(low), int(high) + 1))
+            else:
+                found.update(f"{name} {number}" for number in (first, last) if number)
             continue
         for number in range(int(first), int(last or first) + 1):
             found.add(f"{name} {number}")
