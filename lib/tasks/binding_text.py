@@ -28,7 +28,6 @@ class VariableBindingText(Task):
 
     name = "binding_text"
     target = "tokens"
-    disjoint_splits = False  # a corpus: train and validation text are independent draws
 
     def __init__(self, n_variables: int = 8, n_values: int = 16, seq_len: int = 64, print_fraction: float = 0.5):
         owner = "VariableBindingText"

@@ -18,12 +18,28 @@ non-random tokens need a match on token identity, and then:
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import torch
 
 from ...models import IdentityScalingConfig, build_model
 from ...train import TrainConfig, train
 from .training import VARIANTS, authors_init
+
+
+@contextmanager
+def deterministic():
+    """Deterministic torch kernels inside the block (restored after). Without them, two CPU runs
+    of next-token training on this corpus differ in the last float digits (some kernels sum in
+    an order that depends on threading), and ``python -m lib.results verify`` could not
+    reproduce a stored result exactly."""
+    enabled, warn_only = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
 
 
 def lm_config(task, variant: str = "vanilla", *, d_model: int = 64, n_layers: int = 2, n_heads: int = 4,

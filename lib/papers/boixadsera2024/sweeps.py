@@ -227,7 +227,13 @@ def pretraining_sweep(scale: str) -> tuple[dict, list[dict]]:
 
 def run_pretraining(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
     """One group per size: its pretraining runs first, and its fine-tunings start from the
-    vanilla pretrained models (the ones computed in the same group)."""
+    vanilla pretrained models (the ones computed in the same group). Deterministic kernels
+    throughout (:func:`~.pretraining.deterministic`), so that a rerun reproduces every digit."""
+    with pretraining.deterministic():
+        return _run_pretraining(config, points, device, stop_after)
+
+
+def _run_pretraining(config: dict, points: list[dict], device, stop_after) -> list[dict]:
     corpus = VariableBindingText(**config["corpus"])
     pretrained, out = {}, []
     for p in sorted(points, key=lambda p: p["stage"] != "pretrain"):
