@@ -470,7 +470,7 @@ record(ref="Figure 7b-c (diagonals of pretrained heads)", label="sy-diagonals", 
             f"({base_kq.shape[-1]} heads × {base_kq.shape[-2]} layers × {base_kq.shape[0]} seeds); "
             f"at initialisation at most {init_max:.2f}",
        passed=bool((base_kq > 1).sum() >= 2 and (base_vo > 1).sum() >= 2),
-       partly=bool(max(base_kq.max(), base_vo.max()) > 2 * init_max))
+       partly=bool(max(base_kq.max(), base_vo.max()) > 1))  # at least one head with a dominant diagonal
 
 # %% [markdown]
 # (sy-finetune)=
@@ -525,7 +525,9 @@ record(ref="Figure 7a (fine-tuning a pretrained model)", label="sy-finetune", re
        ours="; ".join(f"n = {n}: scratch {ft['base', 'scratch'][i].mean():.2f}, pretrained {ft['base', 'pretrained'][i].mean():.2f}"
                       for i, n in enumerate(ft_ns)),
        passed=bool(ft["base", "pretrained"][-1].mean() < 0.2 and pre_gain.max() > 0.3 and (pre_gain > 0).all()),
-       partly=bool(pre_gain.max() > 0.1))
+       # a gain counts only where the pretrained model learns at all (below 0.9): between two
+       # models at chance it says nothing (rule 4 of the report card)
+       partly=bool(any(g > 0.1 and ft["base", "pretrained"][i].mean() < 0.9 for i, g in enumerate(pre_gain))))
 size_best = {s: ft[s, "pretrained"].mean(1) for s in sizes}
 record(ref="Figure 23 (pretrained model sizes)", label="sy-finetune", result=pres,
        reduced="n <= 512, 1000 full-batch steps", substitute="three widths of our small pretrained model, not GPT-2 "
