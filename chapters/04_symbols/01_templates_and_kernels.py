@@ -406,7 +406,7 @@ plt.show()
 
 krr_table = pd.DataFrame({f"{kern}, n = {n}": {name: krr[name, kern][i].mean() for name in TASKS}
                           for kern in K.KERNELS for i, n in enumerate(krr_ns) if n in (krr_ns[0], 256, krr_ns[-1])})
-display(table(krr_table))
+display(table(krr_table.T))  # one row per (kernel, n): nine columns would not fit the page
 trans = {name: krr[name, "transformer"].mean(axis=1) for name in TASKS}
 mlp_k = {name: krr[name, "MLP"].mean(axis=1) for name in TASKS}
 falls = all(trans[name][-1] < 0.5 * trans[name][0] and trans[name][-1] == trans[name].min() for name in TASKS)
