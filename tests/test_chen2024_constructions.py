@@ -108,3 +108,33 @@ def test_theorem_6_as_printed_fails_when_an_answer_is_absent_from_the_context():
     data = task.sample(1000, seed=0)
     assert accuracy(in_context_template_matching_as_printed(task), data) < 0.5
     assert accuracy(in_context_template_matching(task), data) == 1.0
+
+
+def test_softmax_theorem_3_margin_is_two_beta_squared_over_n_cubed_on_every_input():
+    from lib.papers.chen2024.softmax import in_context_qa_thresholds
+    grid = [round(10 ** (e / 8), 6) for e in range(-32, 1)]
+    short, long = in_context_qa_thresholds([(5, 5, 2), (10, 10, 8)], [0.001, 0.01, 1, 100], grid, n_examples=100)
+    for row in (short, long):
+        assert row["float64 exact at every beta"] and row["margin spread"] < 1e-12
+        assert abs(row["margin / beta^2 at 0.001"] * row["n"] ** 3 / 2 - 1) < 0.01
+    assert short["float32 threshold"] < long["float32 threshold"]  # 0.0032 at n = 8, 0.01 at n = 26
+    assert short["float32 accuracy just below"] < 1.0
+
+
+def test_softmax_theorem_5_float32_window_narrows_with_the_template_length():
+    import torch
+    from lib.papers.chen2024.softmax import exact_window, logit_margin, one_per_template, template_matching_thresholds
+    assert exact_window([1, 2, 3, 4, 5], [0.5, 1.0, 0.9, 1.0, 1.0]) == (4, 5)
+    assert exact_window([1, 2], [0.0, 0.5]) == (None, None)
+    task = TemplateMatching(9, 7)
+    batch = one_per_template(task)
+    assert len(batch.y) == 877 and accuracy(template_matching_softmax(task, 1.0), batch) == 1.0
+    model, sample = template_matching_softmax(TemplateMatching(6, 4), 3.0), TemplateMatching(6, 4).sample(300, seed=0)
+    per_template = logit_margin(model, one_per_template(TemplateMatching(6, 4)))
+    assert torch.allclose(logit_margin(model, sample), per_template[sample.y], atol=1e-12)  # these inputs bind
+    betas = [0.001, 1.0, 1000.0]
+    short, long = template_matching_thresholds([3, 7], betas)
+    for row in (short, long):
+        assert min(row["float64 margin"]) > 0  # float64: exact at every temperature
+    assert short["float32 accuracy"][1:] == [1.0, 1.0]
+    assert long["float32 accuracy"][1] == 1.0 and long["float32 accuracy"][2] < 1.0  # float32 loses l = 7 at large beta

@@ -22,6 +22,16 @@ combination. This version keeps the depth (three layers) and compares templates 
   of distinct words), largest exactly for the block with the query's template, and copies the
   answer tokens; the classifier reads them.
 
+Theorem 3 needs no new mechanism and has no threshold: :func:`in_context_qa_thresholds`
+measures why. Questions and answers are distinct one-hot tokens and every block has the same
+positional pattern, so under softmax every block other than the query's receives the same
+layer-2 mass and carries its own answer with the same layer-1 share; the correct answer beats
+each other one by (its block's mass - another block's) x (the in-block share - the
+out-of-block share), both positive for every ``beta > 0`` and both of order ``beta``. The
+margin is the same on every input and of order ``beta^2`` as ``beta -> 0``, so the construction is
+exact at every temperature in exact arithmetic; a finite dtype sets the threshold, where the
+margin falls below the logits' rounding.
+
 Width ``d' = d + n + l + l^2``. Every score is a function of equality patterns, so the
 construction is exact once the inverse temperature ``beta`` makes layers 1-2 sharp enough
 (layer 3 itself is exact at any beta > 0: the k answers are distinct). Layer 2's gather
@@ -124,6 +134,93 @@ def in_context_template_matching_softmax(task: InContextTemplateMatching, beta: 
         w.v[2][0, task.answer_offset + a, task.answer_offset + a] = 1.0
         w.u[task.answer_offset + a, a] = 1.0
     return w.model()
+
+
+def logit_margin(model: AttentionModel, batch) -> torch.Tensor:
+    """Per example, the target's logit minus the largest other logit (positive = correct)."""
+    from ...models.base import predict
+
+    logits = predict(model, batch.x)
+    target = logits.gather(1, batch.y[:, None])[:, 0]
+    others = logits.scatter(1, batch.y[:, None], float("-inf"))
+    return target - others.max(1).values
+
+
+def one_per_template(task: TemplateMatching):
+    """One sequence per template (word w for wildcard w), labelled by the template's class. The
+    constructions of Theorem 5 read only the equality pattern, so every input of a template has
+    that sequence's logits: these inputs bind for the whole task."""
+    from ...tasks.base import Batch
+
+    x = torch.tensor([list(t) + [task.sign] for t in task.templates])
+    return Batch(x, torch.arange(len(task.templates)))
+
+
+def template_matching_thresholds(lengths, betas) -> list[dict]:
+    """:func:`template_matching_softmax` as a function of the template length and the dtype: for
+    each ``l`` in ``lengths`` (``l + 2`` words; the vocabulary does not enter the logits), on
+    :func:`one_per_template`, the smallest float64 margin and the float32 accuracy at every
+    ``beta`` of ``betas`` (lists in that order), and the float32 accuracy of the ReLU
+    construction itself. :func:`exact_window` reads the float32 lists."""
+    from ...models import accuracy
+
+    rows = []
+    for length in lengths:
+        task = TemplateMatching(length + 2, length)
+        data = one_per_template(task)
+        models = [template_matching_softmax(task, b) for b in betas]
+        rows.append({"l": length, "templates": len(task.templates), "betas": list(betas),
+                     "float64 margin": [float(logit_margin(m.double(), data).min()) for m in models],
+                     "float32 accuracy": [accuracy(m.float(), data) for m in models],
+                     "ReLU construction, float32 accuracy": accuracy(template_matching(task).float(), data)})
+    return rows
+
+
+def exact_window(betas, accuracies) -> tuple[float | None, float | None]:
+    """The longest run of consecutive ``betas`` (sorted) at which the accuracy is 1, as its
+    first and last beta; (None, None) when there is none."""
+    best, start = (None, None, 0), None
+    pairs = sorted(zip(betas, accuracies))
+    for i, (b, a) in enumerate(pairs):
+        if a == 1.0:
+            start = i if start is None else start
+            if i - start + 1 > best[2]:
+                best = (pairs[start][0], b, i - start + 1)
+        else:
+            start = None
+    return best[0], best[1]
+
+
+def in_context_qa_thresholds(sizes, betas, float32_grid, n_examples: int = 500, seed: int = 0) -> list[dict]:
+    """Theorem 3's weights under softmax (see the module docstring), for each
+    ``(n_questions, n_answers, k)`` in ``sizes`` on ``n_examples`` sampled inputs (every input
+    binds alike: the margin is the same on all of them): whether float64 is exact at every
+    ``beta`` of ``betas``, the smallest margin divided by ``beta^2`` at the smallest and at the
+    largest ``beta < 1`` (equal if the margin grows as ``beta^2``), the margin's spread across
+    inputs, and the float32 threshold: the smallest ``beta`` of ``float32_grid`` from which every
+    larger one is exact (:func:`scan_threshold`)."""
+    from ...models import accuracy
+    from ...tasks import InContextQA
+    from .constructions import in_context_qa
+
+    validate.integer("in_context_qa_thresholds", "n_examples", n_examples, minimum=1)
+    small = sorted(b for b in betas if b < 1)
+    if len(small) < 2:
+        raise ValueError("in_context_qa_thresholds: betas needs two values below 1 to read the beta^2 law")
+    rows = []
+    for n_questions, n_answers, k in sizes:
+        task = InContextQA(n_questions, n_answers, k)
+        data, model = task.sample(n_examples, seed=seed), in_context_qa(task)
+        margins = {b: logit_margin(with_attention(model, "softmax", b), data) for b in betas}
+        threshold, below = scan_threshold(
+            float32_grid, lambda b: accuracy(with_attention(model, "softmax", b).float(), data))
+        rows.append({"questions": n_questions, "answers": n_answers, "k": k, "n": task.seq_len,
+                     "float64 exact at every beta": bool(all((m > 0).all() for m in margins.values())),
+                     f"margin / beta^2 at {small[0]:g}": float(margins[small[0]].min()) / small[0] ** 2,
+                     f"margin / beta^2 at {small[-1]:g}": float(margins[small[-1]].min()) / small[-1] ** 2,
+                     "margin spread": float(max(float(m.max() - m.min()) for m in margins.values())),
+                     "float32 threshold": threshold, "float32 accuracy just below": below})
+    return rows
 
 
 def memorization_thresholds(sizes, betas) -> list[dict]:
