@@ -118,6 +118,9 @@ def test_kruskal_exact_and_randomized():
     v[2] = v[0] + v[1]  # a planted three-way dependency
     assert kruskal.kruskal_rank(v) == 2
     assert kruskal.kruskal_pass_rate(v, 3, trials=5000) >= 0.97  # the randomized test misses it
+    low = rng.standard_normal((200, 3)) @ rng.standard_normal((3, 10))  # 200 vectors in a 3-dim subspace of R^10
+    assert kruskal.kruskal_estimate(low, trials=500) == 3
+    assert kruskal.kruskal_estimate(rng.standard_normal((200, 10)), trials=500) == 10  # general position
     same = np.ones((50, 8))
     assert kruskal.kruskal_pass_rate(same, 2, trials=200) == 0.0
     batch = query_context_data(300, 8, 16, seed=0)

@@ -97,6 +97,25 @@ def kruskal_pass_rate(vectors, k: int, trials: int = 5000, seed: int = 0, precis
     return passed / trials
 
 
+def kruskal_estimate(vectors, trials: int = 5000, seed: int = 0, precision: str = "float32") -> int:
+    """The randomized test's Kruskal rank: the largest k whose :func:`kruskal_pass_rate` is at
+    least :data:`PASS_RULE` (0 if none), found by bisection over ``1 <= k <= min(T, d)``. The
+    pass rate falls with k (every subset of an independent set is independent), so bisection
+    finds the same k as a scan. Like the test it reads, it can overestimate the exact
+    :func:`kruskal_rank`."""
+    v = _array(vectors, "kruskal_estimate")
+    if v.ndim != 2:
+        raise ValueError(f"kruskal_estimate: vectors must be a matrix (T, d), got shape {v.shape}")
+    lo, hi = 0, min(v.shape)  # the pass rule holds at lo (trivially at 0); find the largest such k
+    while lo < hi:
+        k = (lo + hi + 1) // 2
+        if kruskal_pass_rate(v, k, trials, seed, precision) >= PASS_RULE:
+            lo = k
+        else:
+            hi = k - 1
+    return lo
+
+
 def full_rank_fraction(contexts, precision: str = "float32") -> float:
     """Fraction of the context matrices ``(T, n, d)`` with rank n (Assumption 2 holds if 1)."""
     precision = _precision("full_rank_fraction", precision)
