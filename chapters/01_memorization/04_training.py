@@ -422,6 +422,61 @@ record(ref="Figure 3", label="mem-fig3",
        passed=fig3_ok, partly=fitted and free_head and many,
        result=sat, reduced="d=16, n=8, 5000 steps: at the largest T of a ladder that every seed fits")
 
+# %% [markdown]
+# **At the paper's own sizes.** The ladder is at $d = 16$, $n = 8$. Appendix H's two runs are at
+# $d = 64$, $n = 32$: $H = 4$ at $T = 550$ and $H = 8$ at $T = 1300$, trained for 300,000 steps
+# on the official recipe. The same two points on our recipe (full batch, learning rate $10^{-2}$,
+# 5,000 steps, three seeds) fit a CPU in about twenty minutes. The saturation is measured, as above,
+# on the first seed.
+
+# %%
+sat64 = results["fig3_d64"]
+rows64 = []
+fig, axes = panels(len(sat64.points), height=2.4)
+for ax, m in zip(np.atleast_1d(axes), sweeps.points(sat64)):
+    H, T = m.point["H"], m.point["T"]
+    ax.hist(m.max_coefficient.ravel(), bins=40, range=(0, 1))
+    ax.axvline(0.99, color="0.4", linestyle=":", linewidth=1)
+    ax.set(xlabel="largest softmax coeff. (first seed)", ylabel="(head, example) pairs",
+           title=f"d=64, n=32, H={H}, T={T}")
+    rows64.append({"H": H, "T": T, "seeds fitted": f"{int((m.acc == 1.0).sum())}/{len(m.acc)}",
+                   "first seed's accuracy": float(m.acc[0]),
+                   "saturated (head, example) pairs": m.saturation["saturated_fraction"],
+                   "examples with a non-saturated head": m.saturation["examples_with_free_head"],
+                   "median largest coefficient": float(np.median(m.max_coefficient))})
+stamp(fig, sat64.label())
+plt.show()
+sat64_table = pd.DataFrame(rows64)
+table(sat64_table, index=False)
+
+# %%
+fitted64 = bool((sat64_table["first seed's accuracy"] == 1.0).all())
+free64 = bool((sat64_table["examples with a non-saturated head"] >= 0.95).all())
+many64 = bool((sat64_table["saturated (head, example) pairs"] >= 0.25).all())
+majority64 = bool((sat64_table["saturated (head, example) pairs"] >= 0.5).all())
+print(f"d=64, n=32: the first seed fits every point: {fitted64}; >= 95% of examples keep a free head: {free64}; "
+      f">= 25% of pairs saturated: {many64}; a majority saturated: {majority64}")
+record(ref="Figure 3 (the paper's d=64, n=32)", label="mem-fig3",
+       statement="trained heads at the paper's sizes: most (head, example) pairs saturated, almost every example "
+                 "has a non-saturated head", paper_value="H=4, T=550 and H=8, T=1300 (d=64): most / almost all",
+       ours="; ".join(f"H={r['H']}, T={r['T']}: {r['seeds fitted']} seeds fit, first seed "
+                      f"{r['saturated (head, example) pairs']:.0%} saturated, "
+                      f"{r['examples with a non-saturated head']:.0%} with a free head" for r in rows64),
+       passed=fitted64 and free64 and majority64, partly=fitted64 and free64 and many64, result=sat64,
+       reduced="our recipe (full batch, lr 1e-2), 5,000 steps instead of 300,000 on the official one")
+if sat64.scale != "smoke":  # 100 smoke steps fit nothing; the default runs fit the first seed at both points
+    assert fitted64 and free64
+
+# %% [markdown]
+# At the paper's sizes the first half of the picture holds and the second does not, at our
+# budget: every example keeps a head that is not saturated, but the saturated pairs stay well
+# below half (numbers above), at both points, including $H = 8$, where all three seeds fit
+# $T = 1300$ early in training. On our recipe the learning rate that suits $d = 16$ fits $T = 550$
+# with $H = 4$ on only some seeds. The paper trains sixty times longer, and softmax coefficients
+# sharpen as the weights keep growing after the labels are fitted, so the budget is the first
+# suspect; the paper-scale grid (`python -m lib.papers.mahdavi2024 paper fig3`, on a GPU) is the
+# run that would settle it.
+
 # %%
 beyond = [(r["T"], r["H(n-1)+1"]) for r in sat_rows if r["train accuracy"] == 1.0]
 beyond_ok = len(beyond) > 0 and all(T_ > bound for T_, bound in beyond)
@@ -578,9 +633,10 @@ record(ref="Figure 5", label="mem-fig5",
 #   example keeps a head that is not saturated, as the proof's picture suggests. Along our ladder
 #   of $T$ the saturated share grows as $T$ approaches what the model can fit (table in
 #   {ref}`mem-fig3`); at the largest $T$ every seed fits, it is a majority for $H = 8$ and below
-#   half for $H = 4$, whose capacity at our sizes (5000 steps, $d = 16$, $n = 8$) is small. The
-#   paper measured at $T$ = 550 and 1300 after 300k steps at $d = 64$, $n = 32$, which a CPU
-#   cannot run.
+#   half for $H = 4$, whose capacity at our sizes (5000 steps, $d = 16$, $n = 8$) is small. At
+#   the paper's own $d = 64$, $n = 32$ and $T$ = 550 and 1300, after 5,000 steps instead of its
+#   300,000, the saturated share stays well below half for both $H$, so the "most pairs
+#   saturated" half of Figure 3 is not reproduced at our budget.
 # - **What we did not run**: the paper's own sizes ($d = 64$, $T$ up to 130k, 50k-300k steps).
 #   The grids are in the code, on the official recipe; on a GPU,
 #   `python -m lib.papers.mahdavi2024 paper` writes them to `data/`, and
@@ -599,6 +655,9 @@ summary = paper_vs_ours([
     {"quantity": "Fig. 3: saturated pairs / examples with a free head", "paper": "most / almost all",
      "ours": "; ".join(f"H={r['H']}: {r['saturated (head, example) pairs']:.0%} / "
                        f"{r['examples with a non-saturated head']:.0%}" for r in sat_rows)},
+    {"quantity": "Fig. 3 at the paper's d = 64, n = 32 (our recipe, 5,000 steps)", "paper": "most / almost all",
+     "ours": "; ".join(f"H={r['H']}: {r['saturated (head, example) pairs']:.0%} / "
+                       f"{r['examples with a non-saturated head']:.0%}" for r in rows64)},
     {"quantity": "Fig. 4: per-example contexts memorize more", "paper": "yes (suggests H(d-1)+1)",
      "ours": "yes" if fig4_ok else "no"},
     {"quantity": "Fig. 5: MSE falls with H and n", "paper": "yes",
