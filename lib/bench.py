@@ -149,16 +149,14 @@ def _budget(sweep, config: dict, point: dict) -> int:
 
 def paper_cost(only=None, probe: int = 20, device=None) -> dict:
     """Estimated time of every paper-scale sweep on ``device`` (see the module docstring)."""
-    import importlib
     import pkgutil
 
     from . import papers
-    from .results import _groups
+    from .results import _groups, paper_sweeps
 
     device = pick_device(device)
     rows = []
-    sweeps = [s for info in pkgutil.iter_modules(papers.__path__)
-              for s in importlib.import_module(f"lib.papers.{info.name}.sweeps").SWEEPS.values()]
+    sweeps = [s for info in pkgutil.iter_modules(papers.__path__) for s in paper_sweeps(info.name).values()]
     for sweep in sweeps:
         if only and sweep.key not in only and sweep.name not in only:
             continue

@@ -6,7 +6,8 @@ points that train together) and keeps what it returns (JSON-able metrics and sma
 Results live in one file per experiment and scale, ``data/<name>.<scale>.json``, rewritten
 atomically after every point, so an interrupted sweep resumes where it stopped and loses at
 most the point in progress. Each paper names its experiments as :class:`Sweep` objects in
-``lib/papers/<key>/sweeps.py``; ``python -m lib.papers.<key> SCALE NAME`` runs one.
+``lib/papers/<key>/sweeps.py`` (later ones in ``sweeps_*.py``: :func:`paper_sweeps`);
+``python -m lib.papers.<key> SCALE NAME`` runs one.
 
 Provenance recorded with each file: config, seeds, scale, git commit (and whether the tree was
 dirty), the ``lib`` files that the computing code runs (:func:`lib_closure`: read from the
@@ -564,20 +565,40 @@ class Sweep:
         return load(self.name, scale)
 
 
+def paper_sweeps(paper: str) -> dict[str, Sweep]:
+    """Every :class:`Sweep` of ``lib/papers/<paper>``: those of its ``sweeps.py``, then those of
+    any ``sweeps_*.py`` (experiments added after the first ones' results were stored live there,
+    so that adding one leaves those results fresh). Raises KeyError for an unknown paper."""
+    import importlib
+    import pkgutil
+
+    try:
+        package = importlib.import_module(f"lib.papers.{paper}")
+        found = dict(importlib.import_module(f"lib.papers.{paper}.sweeps").SWEEPS)
+    except ModuleNotFoundError:
+        raise KeyError(f"no paper {paper!r} under lib/papers") from None
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("sweeps_"):
+            more = importlib.import_module(f"lib.papers.{paper}.{info.name}").SWEEPS
+            clash = set(found) & set(more)
+            if clash:
+                raise ValueError(f"lib.papers.{paper}.{info.name}: sweep names already taken: {', '.join(sorted(clash))}")
+            found.update(more)
+    return found
+
+
 def find_sweep(name: str) -> Sweep:
     """The :class:`Sweep` behind a data file's name ``<paper>_<key>``, importing only that paper."""
-    import importlib
-
     paper = name.split("_", 1)[0]
     try:
-        module = importlib.import_module(f"lib.papers.{paper}.sweeps")
-    except ModuleNotFoundError:
+        sweeps = paper_sweeps(paper)
+    except KeyError:
         raise KeyError(f"{name}: no paper {paper!r} under lib/papers") from None
-    for sweep in module.SWEEPS.values():
+    for sweep in sweeps.values():
         if sweep.name == name:
             return sweep
-    raise KeyError(f"{name}: lib.papers.{paper}.sweeps defines no such sweep; known: "
-                   f"{', '.join(s.name for s in module.SWEEPS.values())}")
+    raise KeyError(f"{name}: lib.papers.{paper} defines no such sweep; known: "
+                   f"{', '.join(s.name for s in sweeps.values())}")
 
 
 def _same(stored, new, prefix: bool, path: str = "") -> str | None:

@@ -53,6 +53,7 @@ from lib.papers.mahdavi2024 import readings
 from lib.papers.mahdavi2024 import sweeps
 from lib.papers.mahdavi2024.construction import rank_bound
 from lib.papers.mahdavi2024.training import linear_fit
+from lib.results import paper_sweeps
 from lib.plots import legend_outside, panels, paper_vs_ours, readable, shared_legend, stamp, sweep, table, use_style
 
 use_style()
@@ -91,7 +92,7 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # they have not been run for this book, so every figure below is at the scale it states.
 
 # %%
-results = {name: s.result(device=device) for name, s in sweeps.SWEEPS.items()}
+results = {name: s.result(device=device) for name, s in paper_sweeps("mahdavi2024").items()}
 table(pd.DataFrame([{"sweep": name, "scale": r.scale, "points": len(r.points), "seeds": len(r.config["seeds"]),
                      "settings": readable({k: v for k, v in r.config.items() if k != "seeds"}),
                      "wall time (s)": r.wall_s} for name, r in results.items()]).set_index("sweep"))

@@ -37,8 +37,8 @@ def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
     Names: ``fig2a`` (heads H), ``fig2b`` (context size n), ``fig2c`` (head size d_h) with
     shared contexts and 100 classes; ``fig4_heads``/``fig4_context`` (per-example contexts,
     classes), ``fig4_reg_heads``/``fig4_reg_context`` (per-example contexts, regression);
-    ``fig5_heads``/``fig5_context`` (shared contexts, regression); ``fig3`` (saturation) and
-    ``fig3_d64`` (the same at the paper's d = 64, n = 32, on our recipe). Paper sizes are the official ``reproduce.sh`` grids. A name ending in ``_official`` is that
+    ``fig5_heads``/``fig5_context`` (shared contexts, regression); ``fig3`` (saturation).
+    Paper sizes are the official ``reproduce.sh`` grids. A name ending in ``_official`` is that
     experiment on the official code's recipe (``recipe="official"``, the paper scale's anyway).
     """
     size = _scale.validate(size or _scale.current())
@@ -79,14 +79,6 @@ def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:
         ladder = [dict(T=T, H=4) for T in (120, 160, 200, 240)] + [dict(T=T, H=8) for T in (250, 330, 410, 490)]
         points = pick([dict(T=30, H=4), dict(T=60, H=4)], ladder, [dict(T=550, H=4), dict(T=1300, H=8)])
         return cfg, [dict(p, n=n_fix, d_h=dh_fix) for p in points]
-    if name == "fig3_d64":
-        # Fig. 3 at the paper's own sizes (Appendix H: d = 64, n = 32; H = 4 at T = 550 and H = 8
-        # at T = 1300) on our recipe and budget, three seeds; at the paper scale it is ``fig3``
-        if paper:
-            return sweep("fig3", size)
-        cfg = dict(base, dim=64, seeds=r["seeds"][:3], steps=pick(100, 5000, None), early_stop=False, saturation=True)
-        points = pick([dict(T=40, H=4)], [dict(T=550, H=4), dict(T=1300, H=8)], None)
-        return cfg, [dict(p, n=32, d_h=64) for p in points]
     if name in ("fig4_heads", "fig4_context"):
         cfg = dict(base, context="per_example")
         if name == "fig4_heads":
@@ -117,7 +109,6 @@ _ABOUT = {
     "fig2b": "Fig. 2b: memorization vs context size n",
     "fig2c": "Fig. 2c: memorization vs head size d_h",
     "fig3": "Fig. 3: saturation of trained heads (no early stop), on a ladder of T per H",
-    "fig3_d64": "Fig. 3 at the paper's d = 64, n = 32 (H = 4, T = 550; H = 8, T = 1300), our recipe",
     "fig4_heads": "Fig. 4: per-example contexts, classes, vs H",
     "fig4_context": "Fig. 4: per-example contexts, classes, vs n",
     "fig4_reg_heads": "Fig. 4: per-example contexts, regression, vs H",
