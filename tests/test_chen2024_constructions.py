@@ -138,3 +138,5 @@ def test_softmax_theorem_5_float32_window_narrows_with_the_template_length():
         assert min(row["float64 margin"]) > 0  # float64: exact at every temperature
     assert short["float32 accuracy"][1:] == [1.0, 1.0]
     assert long["float32 accuracy"][1] == 1.0 and long["float32 accuracy"][2] < 1.0  # float32 loses l = 7 at large beta
+    with pytest.raises(ValueError, match="l must be"):
+        template_matching_thresholds([9], betas)  # 21,147 templates: refused before it fills memory

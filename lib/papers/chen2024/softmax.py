@@ -164,6 +164,8 @@ def template_matching_thresholds(lengths, betas) -> list[dict]:
     construction itself. :func:`exact_window` reads the float32 lists."""
     from ...models import accuracy
 
+    for length in lengths:  # Bell(9) = 21,147 templates: the logits alone would take 3.6 GB
+        validate.integer("template_matching_thresholds", "l", length, minimum=1, maximum=8)
     rows = []
     for length in lengths:
         task = TemplateMatching(length + 2, length)
