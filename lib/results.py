@@ -575,7 +575,9 @@ def paper_sweeps(paper: str) -> dict[str, Sweep]:
     try:
         package = importlib.import_module(f"lib.papers.{paper}")
         found = dict(importlib.import_module(f"lib.papers.{paper}.sweeps").SWEEPS)
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as error:
+        if error.name not in (f"lib.papers.{paper}", f"lib.papers.{paper}.sweeps"):
+            raise  # a dependency missing inside the paper's code, not an unknown paper
         raise KeyError(f"no paper {paper!r} under lib/papers") from None
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
         if info.name.startswith("sweeps_"):

@@ -115,7 +115,7 @@ def test_softmax_theorem_3_margin_is_two_beta_squared_over_n_cubed_on_every_inpu
     grid = [round(10 ** (e / 8), 6) for e in range(-32, 1)]
     short, long = in_context_qa_thresholds([(5, 5, 2), (10, 10, 8)], [0.001, 0.01, 1, 100], grid, n_examples=100)
     for row in (short, long):
-        assert row["float64 exact at every beta"] and row["margin spread"] < 1e-12
+        assert row["float64 exact at every beta"] and row["relative margin spread"] < 1e-3
         assert abs(row["margin / beta^2 at 0.001"] * row["n"] ** 3 / 2 - 1) < 0.01
     assert short["float32 threshold"] < long["float32 threshold"]  # 0.0032 at n = 8, 0.01 at n = 26
     assert short["float32 accuracy just below"] < 1.0

@@ -489,24 +489,28 @@ record(ref="Sec. 16 (softmax Theorem 1 threshold)", label="depth-softmax",
        passed=stated_ok and slope > 0, paper="course")
 
 # %% [markdown]
-# Theorem 3 has no such threshold, and the reason is a symmetry. Questions and answers are
-# distinct one-hot tokens and every block has the same positional pattern, so under softmax every
-# block other than the query's gets the same layer-2 weight and carries its own answer with the
-# same layer-1 share. The correct answer then beats each other one by (its block's weight minus
-# another block's) times (the in-block share minus the out-of-block share): both factors are
-# positive for every $\beta > 0$ and both of order $\beta$. So the margin is the same on every
-# input and of order $\beta^2$ as $\beta \to 0$, and the construction is exact at every positive
-# temperature in exact arithmetic. A finite dtype sets the threshold: where the margin falls below
-# the rounding of the logits. We measure the margin in float64 over sizes from $n = 8$ to 122,
+# Theorem 3 has no such threshold in exact arithmetic, and the reason is a symmetry. Questions
+# and answers are distinct one-hot tokens in every example, attention is not causal, and layer 2
+# reads only question rows, so a permutation of tokens and blocks maps any input to any other:
+# the margin is the same on every input. The correct answer beats the answer of another block by
+# a sum over the three positions of a block: layer 2's weight on that position in the query's
+# block minus its weight on the same position in the other block, times how much more of its own
+# block's answer than of the other's the position holds after layer 1. Every term is positive
+# for $\beta > 0$ (at the question position the weight gap is of order $\beta/n^2$ and the content
+# gap $\beta/n$; at the answer position the content gap is of order 1, the token itself, and the
+# weight gap $\beta^2/n^3$), so the margin tends to $2\beta^2/n^3$ as $\beta \to 0$, and the
+# construction is exact at every positive temperature. A finite dtype sets the threshold: where
+# the margin falls below the rounding of the logits. We measure the margin in float64 over sizes from $n = 8$ to 122,
 # and the float32 threshold on a grid of step $10^{1/16}$, fit it as a power of $n$ (plus the
 # largest residual), and test the line on a longer sequence it was not fitted on.
 
 # %%
 qa_sizes = [(5, 5, 2), (5, 5, 3), (6, 6, 4), (10, 10, 5), (10, 10, 8), (20, 20, 10), (30, 30, 20), (60, 60, 40)]
 qa_betas = [0.001, 0.01, 0.1, 1, 10, 100]
-qa_grid32 = [round(10 ** e, 6) for e in np.arange(-4, 0.01, 1 / 16)]
+qa_grid32 = [round(10 ** e, 6) for e in np.arange(-4, 2.01, 1 / 16)]
 qa_examples = scale.pick(smoke=200, default=500, paper=2000)
 qa_thresholds = pd.DataFrame(build_softmax.in_context_qa_thresholds(qa_sizes, qa_betas, qa_grid32, qa_examples))
+assert qa_thresholds["float32 threshold"].notna().all()  # float32 exact at the grid's top at every size
 qa_power, qa_log_a = np.polyfit(np.log(qa_thresholds["n"]), np.log(qa_thresholds["float32 threshold"]), 1)
 qa_envelope = float((np.log(qa_thresholds["float32 threshold"])
                      - (qa_log_a + qa_power * np.log(qa_thresholds["n"]))).max())
@@ -522,20 +526,21 @@ qa_held["stated float32 threshold"] = qa_a * qa_held["n"] ** qa_power
 display(table(qa_held.drop(columns=["questions", "answers"]), index=False))
 qa_all = pd.concat([qa_thresholds, qa_held])
 qa_law = (qa_all["margin / beta^2 at 0.001"] / qa_all["2/n^3"] - 1).abs().max()
-qa_same_everywhere = float(qa_all["margin spread"].max())
+qa_same_everywhere = float(qa_all["relative margin spread"].max())
 qa_held_row = qa_held.iloc[0]
-qa_threshold_ok = bool(qa_all["float64 exact at every beta"].all() and qa_law < 0.01 and qa_same_everywhere < 1e-12
+qa_threshold_ok = bool(qa_all["float64 exact at every beta"].all() and qa_law < 0.01 and qa_same_everywhere < 1e-3
                        and qa_held_row["stated float32 threshold"] / 4 <= qa_held_row["float32 threshold"]
                        <= qa_held_row["stated float32 threshold"])
 print(f"Theorem 3 under softmax, float64: exact at every beta in {qa_betas} at all {len(qa_all)} sizes; the margin is "
-      f"2 beta^2 / n^3 within {qa_law:.2%} at beta = 0.001 and the same on every input (spread "
-      f"{qa_same_everywhere:.0e}). float32: exact for beta >= {qa_a:.2e} n^{qa_power:.2f}; held out at "
+      f"near 2 beta^2 / n^3 at small beta (within {qa_law:.2%} at beta = 0.001) and the same on every input (spread at most "
+      f"{qa_same_everywhere:.0e} of the margin, the rounding of float64). float32: exact for beta >= {qa_a:.2e} n^{qa_power:.2f}; held out at "
       f"n = {qa_held_row['n']}: measured {qa_held_row['float32 threshold']:.3f}, stated "
       f"{qa_held_row['stated float32 threshold']:.3f}")
 assert qa_threshold_ok
 record(ref="Sec. 16 (softmax Theorem 3 threshold)", label="depth-softmax",
-       statement="Theorem 3's weights under softmax are exact at every beta > 0 (margin 2 beta^2/n^3, the same on "
-                 "every input); the threshold is the dtype's", paper_value="not claimed",
+       statement="Theorem 3's weights under softmax are exact at every beta > 0 (the margin is the same on every "
+                 "input and tends to 2 beta^2/n^3 as beta -> 0); the threshold is the dtype's",
+       paper_value="not claimed",
        ours=f"float64: exact at beta = 0.001-100 for n = {qa_all['n'].min()}-{qa_all['n'].max()} ({len(qa_all)} sizes, "
             f"{qa_examples} inputs each), margin/beta^2 within {qa_law:.2%} of 2/n^3 at beta = 0.001; float32: exact "
             f"for beta >= {qa_a:.2e} n^{qa_power:.2f} (fitted on n = 8-122; held out at n = {qa_held_row['n']}: "
@@ -544,8 +549,8 @@ record(ref="Sec. 16 (softmax Theorem 3 threshold)", label="depth-softmax",
 
 # %% [markdown]
 # The copy and match steps survive normalisation: Theorem 3's weights are exact at every
-# $\beta > 0$ (float64; float32 needs the $\beta$ above), and Theorem 1's once the attention is
-# sharp enough. The
+# $\beta > 0$ by the argument above (float64: every $\beta$ tried, down to $10^{-3}$; float32 needs
+# the $\beta$ above), and Theorem 1's once the attention is sharp enough. The
 # *map* step of Theorem 5 and the subtraction of Theorem 6 do not: they rely on ReLU attention
 # being an unnormalised sum with chosen magnitudes ($3^{l-1-j}$, or the number of mismatches),
 # which softmax turns into an average dominated by the largest score.
@@ -585,12 +590,11 @@ plt.show()
 
 # %% [markdown]
 # In float64 the construction is exact at every temperature and length tried, but its margin is
-# small: it peaks at $\beta$ of a few units, and as $\beta$ grows it settles at a value that falls about
-# tenfold per unit of $l$ (Lemma 3's classifier separates ever more codes that lie ever closer).
-# Float32 resolves a margin only down to about $10^{-7}$ of the logits, so there the
-# construction is exact only on a window of temperatures that narrows with $l$, and the window
-# is a property of the dtype. The ReLU construction reaches float32's resolution at $l = 8$ as
-# well.
+# small, and as $\beta$ grows it settles at a value that falls steeply with $l$ (Lemma 3's
+# classifier separates ever more codes that lie ever closer; the rate is fitted below). Float32
+# resolves a margin only down to about $10^{-7}$ of the logits, so there the construction is
+# exact only on a window of temperatures that narrows with $l$, and the window is a property of
+# the dtype. The table's last column is the ReLU construction itself in float32.
 
 # %%
 tm_large = tm_summary[tm_summary["l"] >= 3]
@@ -604,10 +608,12 @@ tm_last = tm_summary.to_dict("records")[-1]
 print(f"softmax Theorem 5, float64: exact at every beta in [0.001, 1000] for l = 2-{tm_lengths[-1]}; the margin at "
       f"large beta falls 10^{tm_decade:.2f} per unit of l. float32: exact on a window that narrows with l, from "
       f"[{tm_summary['float32 exact from'].iloc[0]:.2g}, {tm_summary['float32 exact up to'].iloc[0]:.3g}] at l = 2 to "
-      f"[{tm_last['float32 exact from']:.2g}, {tm_last['float32 exact up to']:.3g}] at l = {tm_last['l']}")
+      f"[{tm_last['float32 exact from']:.2g}, {tm_last['float32 exact up to']:.3g}] at l = {tm_last['l']}; the ReLU "
+      "construction in float32 is below 100% at l = "
+      + (", ".join(str(r["l"]) for r in tm_summary.to_dict("records") if r["ReLU construction, float32"] < 1) or "none"))
 assert tm_soft_ok and tm_window_ok and tm_decade < -0.5
 record(ref="Sec. 16 (softmax Theorem 5 threshold)", label="depth-softmax",
-       statement="our softmax Theorem 5 is exact at every temperature in float64; its margin falls with the "
+       statement="our softmax Theorem 5 is exact in float64 at every temperature tried; its margin falls with the "
                  "template length, so float32 holds it only on a window of temperatures that narrows with l",
        paper_value="not claimed",
        ours=f"float64: exact on every template at all 49 beta in [0.001, 1000] for l = 2-{tm_lengths[-1]} "

@@ -22,15 +22,19 @@ combination. This version keeps the depth (three layers) and compares templates 
   of distinct words), largest exactly for the block with the query's template, and copies the
   answer tokens; the classifier reads them.
 
-Theorem 3 needs no new mechanism and has no threshold: :func:`in_context_qa_thresholds`
-measures why. Questions and answers are distinct one-hot tokens and every block has the same
-positional pattern, so under softmax every block other than the query's receives the same
-layer-2 mass and carries its own answer with the same layer-1 share; the correct answer beats
-each other one by (its block's mass - another block's) x (the in-block share - the
-out-of-block share), both positive for every ``beta > 0`` and both of order ``beta``. The
-margin is the same on every input and of order ``beta^2`` as ``beta -> 0``, so the construction is
-exact at every temperature in exact arithmetic; a finite dtype sets the threshold, where the
-margin falls below the logits' rounding.
+Theorem 3 needs no new mechanism and has no threshold in exact arithmetic
+(:func:`in_context_qa_thresholds` measures it). Questions and answers are distinct one-hot
+tokens in every example, attention is not causal, and layer 2 reads only question rows, so a
+permutation of tokens and blocks maps any input to any other: the margin is the same on every
+input. The correct answer a_c beats another answer a_b by a sum over the three positions r of a
+block, ``sum_r (w_{c,r} - w_{b,r}) (own_r - other_r)``: layer 2's weight on position r of the
+query's block c minus that on block b, times how much more of its own block's answer than of
+another block's that position holds after layer 1. Each term is positive for every ``beta > 0``
+(at the question position the weight gap is of order beta/n^2 and the content gap beta/n; at the
+answer position the content gap is of order 1, the residual token, and the weight gap
+beta^2/n^3), so the margin tends to ``2 beta^2 / n^3`` as ``beta -> 0`` and the construction is
+exact at every temperature; a finite dtype sets the threshold, where the margin falls below the
+rounding of the logits.
 
 Width ``d' = d + n + l + l^2``. Every score is a function of equality patterns, so the
 construction is exact once the inverse temperature ``beta`` makes layers 1-2 sharp enough
@@ -181,6 +185,8 @@ def template_matching_thresholds(lengths, betas) -> list[dict]:
 def exact_window(betas, accuracies) -> tuple[float | None, float | None]:
     """The longest run of consecutive ``betas`` (sorted) at which the accuracy is 1, as its
     first and last beta; (None, None) when there is none."""
+    if len(betas) != len(accuracies):
+        raise ValueError(f"exact_window: {len(betas)} betas but {len(accuracies)} accuracies")
     best, start = (None, None, 0), None
     pairs = sorted(zip(betas, accuracies))
     for i, (b, a) in enumerate(pairs):
@@ -199,8 +205,9 @@ def in_context_qa_thresholds(sizes, betas, float32_grid, n_examples: int = 500, 
     binds alike: the margin is the same on all of them): whether float64 is exact at every
     ``beta`` of ``betas``, the smallest margin divided by ``beta^2`` at the smallest and at the
     largest ``beta < 1`` (equal if the margin grows as ``beta^2``), the margin's spread across
-    inputs, and the float32 threshold: the smallest ``beta`` of ``float32_grid`` from which every
-    larger one is exact (:func:`scan_threshold`)."""
+    inputs relative to the margin (the largest over ``betas``), and the float32 threshold: the
+    smallest ``beta`` of ``float32_grid`` from which every larger one is exact
+    (:func:`scan_threshold`; None if float32 is not exact at the grid's largest)."""
     from ...models import accuracy
     from ...tasks import InContextQA
     from .constructions import in_context_qa
@@ -220,7 +227,8 @@ def in_context_qa_thresholds(sizes, betas, float32_grid, n_examples: int = 500, 
                      "float64 exact at every beta": bool(all((m > 0).all() for m in margins.values())),
                      f"margin / beta^2 at {small[0]:g}": float(margins[small[0]].min()) / small[0] ** 2,
                      f"margin / beta^2 at {small[-1]:g}": float(margins[small[-1]].min()) / small[-1] ** 2,
-                     "margin spread": float(max(float(m.max() - m.min()) for m in margins.values())),
+                     "relative margin spread": float(max(float((m.max() - m.min()) / m.min())
+                                                         for m in margins.values())),
                      "float32 threshold": threshold, "float32 accuracy just below": below})
     return rows
 
