@@ -673,11 +673,13 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
     return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {record['lib_hash']}"
 
 
-def sweeps_main(paper: str, sweeps: dict[str, Sweep], argv: Sequence[str] | None = None) -> int:
-    """The command line of a paper's sweeps: ``python -m lib.papers.<paper> [SCALE] [NAME ...]``
-    runs (or resumes) the named sweeps (all if none) at SCALE (default: $ABC_SCALE) and saves
-    them under data/; ``list`` shows them."""
+def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequence[str] | None = None) -> int:
+    """The command line of a paper's sweeps (``sweeps``, default :func:`paper_sweeps`):
+    ``python -m lib.papers.<paper> [SCALE] [NAME ...]`` runs (or resumes) the named sweeps (all if
+    none) at SCALE (default: $ABC_SCALE) and saves them under data/; ``list`` shows them."""
     import argparse
+
+    sweeps = paper_sweeps(paper) if sweeps is None else sweeps
 
     parser = argparse.ArgumentParser(prog=f"python -m lib.papers.{paper}", description=sweeps_main.__doc__)
     parser.add_argument("scale", nargs="?", default=None, help="smoke, default, paper or list")

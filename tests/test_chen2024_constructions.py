@@ -140,3 +140,10 @@ def test_softmax_theorem_5_float32_window_narrows_with_the_template_length():
     assert long["float32 accuracy"][1] == 1.0 and long["float32 accuracy"][2] < 1.0  # float32 loses l = 7 at large beta
     with pytest.raises(ValueError, match="l must be"):
         template_matching_thresholds([9], betas)  # 21,147 templates: refused before it fills memory
+
+
+def test_upper_line_lies_on_or_above_every_point():
+    from lib.papers.chen2024.softmax import upper_line
+    slope, intercept, lift = upper_line([0, 1, 2, 3], [0.0, 1.5, 1.5, 3.0])
+    assert abs(slope - 0.9) < 1e-12 and lift > 0
+    assert all(intercept + lift + slope * x >= y - 1e-12 for x, y in zip([0, 1, 2, 3], [0.0, 1.5, 1.5, 3.0]))

@@ -407,9 +407,8 @@ table(sat_table)
 
 # %%
 fitted = len(at_capacity) == len(largest_fitted) and bool((sat_table["train accuracy"] == 1.0).all())
-free_head = bool((sat_table["examples with a non-saturated head"] >= 0.95).all())
-many = bool((sat_table["saturated (head, example) pairs"] >= 0.25).all())
-majority = bool((sat_table["saturated (head, example) pairs"] >= 0.5).all())
+free_head, many, majority = readings.saturation_readings(
+    sat_table["saturated (head, example) pairs"], sat_table["examples with a non-saturated head"])
 fig3_ok = fitted and free_head and majority
 print(f"fitted: {fitted}; >= 95% of examples keep a free head: {free_head}; "
       f">= 25% of pairs saturated: {many}; a majority saturated: {majority}")
@@ -454,9 +453,8 @@ table(sat64_table, index=False)
 
 # %%
 fitted64 = bool((sat64_table["first seed's accuracy"] == 1.0).all())
-free64 = bool((sat64_table["examples with a non-saturated head"] >= 0.95).all())
-many64 = bool((sat64_table["saturated (head, example) pairs"] >= 0.25).all())
-majority64 = bool((sat64_table["saturated (head, example) pairs"] >= 0.5).all())
+free64, many64, majority64 = readings.saturation_readings(
+    sat64_table["saturated (head, example) pairs"], sat64_table["examples with a non-saturated head"])
 print(f"d=64, n=32: the first seed fits every point: {fitted64}; >= 95% of examples keep a free head: {free64}; "
       f">= 25% of pairs saturated: {many64}; a majority saturated: {majority64}")
 record(ref="Figure 3 (the paper's d=64, n=32)", label="mem-fig3",

@@ -456,9 +456,8 @@ threshold_sizes = [(2, l) for l in range(2, scale.pick(smoke=8, default=12, pape
                   [(3, l) for l in range(2, scale.pick(smoke=6, default=8, paper=8))] + [(4, l) for l in range(2, 6)]
 threshold_betas = [round(float(b), 2) for b in np.arange(0.5, 6.01, 0.25)]
 thresholds = pd.DataFrame(build_softmax.memorization_thresholds(threshold_sizes, threshold_betas))
-slope, intercept = np.polyfit(np.log(thresholds["sequences"]), thresholds["threshold"], 1)
+slope, intercept, envelope = build_softmax.upper_line(np.log(thresholds["sequences"]), thresholds["threshold"])
 fitted = intercept + slope * np.log(thresholds["sequences"])
-envelope = float((thresholds["threshold"] - fitted).max())
 fit_r2 = float(1 - ((thresholds["threshold"] - fitted) ** 2).sum()
                / ((thresholds["threshold"] - thresholds["threshold"].mean()) ** 2).sum())
 thresholds["stated threshold"] = fitted + envelope
@@ -511,9 +510,8 @@ qa_grid32 = [round(10 ** e, 6) for e in np.arange(-4, 2.01, 1 / 16)]
 qa_examples = scale.pick(smoke=200, default=500, paper=2000)
 qa_thresholds = pd.DataFrame(build_softmax.in_context_qa_thresholds(qa_sizes, qa_betas, qa_grid32, qa_examples))
 assert qa_thresholds["float32 threshold"].notna().all()  # float32 exact at the grid's top at every size
-qa_power, qa_log_a = np.polyfit(np.log(qa_thresholds["n"]), np.log(qa_thresholds["float32 threshold"]), 1)
-qa_envelope = float((np.log(qa_thresholds["float32 threshold"])
-                     - (qa_log_a + qa_power * np.log(qa_thresholds["n"]))).max())
+qa_power, qa_log_a, qa_envelope = build_softmax.upper_line(np.log(qa_thresholds["n"]),
+                                                            np.log(qa_thresholds["float32 threshold"].astype(float)))
 qa_a = float(np.exp(qa_log_a + qa_envelope))
 qa_thresholds["2/n^3"] = 2.0 / qa_thresholds["n"] ** 3
 qa_thresholds["stated float32 threshold"] = qa_a * qa_thresholds["n"] ** qa_power

@@ -2,6 +2,5 @@
 import sys
 
 from ...results import sweeps_main
-from .sweeps import SWEEPS
 
-sys.exit(sweeps_main("bhattamishra2024", SWEEPS))
+sys.exit(sweeps_main("bhattamishra2024"))

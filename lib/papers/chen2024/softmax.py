@@ -65,6 +65,17 @@ def exact_from(betas, accuracies):
     return next((b for i, b in enumerate(betas) if all(a == 1.0 for a in accuracies[i:])), None)
 
 
+def upper_line(x, y) -> tuple[float, float, float]:
+    """The least-squares line through ``(x, y)`` raised by its largest residual, so that it lies
+    on or above every point (how the chapter states a measured threshold as a function of size):
+    ``(slope, intercept, lift)``; the stated line is ``intercept + lift + slope * x``."""
+    import numpy as np
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept), float((y - (intercept + slope * x)).max())
+
+
 def scan_threshold(betas, accuracy_at) -> tuple[float | None, float]:
     """:func:`exact_from` without evaluating what it does not need: walk ``betas`` from the
     largest down and stop at the first that is not exact. Returns the threshold (None if the

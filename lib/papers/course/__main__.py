@@ -2,6 +2,5 @@
 import sys
 
 from ...results import sweeps_main
-from .sweeps import SWEEPS
 
-sys.exit(sweeps_main("course", SWEEPS))
+sys.exit(sweeps_main("course"))

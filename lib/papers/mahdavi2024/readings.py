@@ -1,5 +1,5 @@
 """Figure 2's readings, each kept only where the data can tell it from its negation (rule 4 of
-:mod:`lib.claims`).
+:mod:`lib.claims`), and Figure 3's (:func:`saturation_readings`).
 
 :func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` measures the paper's three readings;
 :func:`figure2_readings` adds what each needs before it counts as evidence:
@@ -27,6 +27,17 @@ def first_informative_n(xs) -> int:
     n = 1 gives every example the same output, so a trend measured from it cannot fail (used by
     Fig. 2b here and by the chapter's Fig. 5)."""
     return next(i for i, v in enumerate(xs) if v >= 2)
+
+
+def saturation_readings(saturated, free_head, *, free: float = 0.95, many: float = 0.25,
+                        majority: float = 0.5) -> tuple[bool, bool, bool]:
+    """Figure 3 (Appendix H) read on the trained points, given per point the share of (head,
+    example) pairs that are saturated and the share of examples with a non-saturated head; returns
+    ``(free_head, many, majority)``: ``free_head`` (at least ``free`` of the examples keep such a head at every point), ``many``
+    (at least ``many`` of the pairs saturated at every point) and ``majority`` (at least
+    ``majority`` at every point: the paper's "most")."""
+    saturated, free_head = np.asarray(saturated, dtype=float), np.asarray(free_head, dtype=float)
+    return bool((free_head >= free).all()), bool((saturated >= many).all()), bool((saturated >= majority).all())
 
 
 def concave_fits(h, count) -> dict:
