@@ -11,6 +11,8 @@ page it reports
 * **load**     MathJax or an image still loading after 25 s;
 * **figure**   a chapter whose notebook calls ``plt.show()`` but whose page holds no figure (the
                kernel drew with a non-inline backend, e.g. ``MPLBACKEND=Agg`` left in the environment);
+* **redirect** a redirect page (Jupyter Book's ``index.html`` -> the root page) whose target is missing;
+               redirect pages are read, not opened: the refresh would navigate away mid-inspection
 * **width**    content wider than the page at the window width (1280 px by default): the page
                itself scrolls sideways, or a table, code cell, output or equation in the article
                needs a horizontal scrollbar.
@@ -150,6 +152,15 @@ def missing_figures(root: Path, page: Path) -> list[str]:
     return []
 
 
+_REFRESH = re.compile(r'<meta[^>]+http-equiv="refresh"[^>]+content="\d+;\s*url=([^"]+)"', re.I)
+
+
+def redirect_target(page: Path) -> str | None:
+    """The URL a ``<meta http-equiv="refresh">`` page sends the reader to, or None for a real page."""
+    match = _REFRESH.search(page.read_text(errors="replace")[:4000])
+    return match.group(1).strip() if match else None
+
+
 def pages(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(root).parts))
 
@@ -177,6 +188,14 @@ def check(root: Path, width: int = 1280, height: int = 900, screenshots: Path | 
             if only and only not in rel:
                 continue
             found = defaultdict(list)
+            target = redirect_target(path)
+            if target is not None:
+                if not (path.parent / urldefrag(unquote(target))[0]).exists():
+                    found["redirect"].append(f"redirects to missing {target}")
+                problems[rel] = dict(found)
+                print(f"{rel:70s} {'ok (redirect to ' + target + ')' if not found else 'missing redirect target'}",
+                      flush=True)
+                continue
             try:
                 seen = _inspect(driver, base + rel)
             except Exception as error:  # a browser that hung or crashed: start a new one and try once more

@@ -122,3 +122,19 @@ def test_no_chapter_cross_references_the_library_api():
     found = [f"{script.relative_to(ROOT)}:{i}" for script in sorted((ROOT / "chapters").glob("[0-9]*/*.py"))
              for i, line in enumerate(script.read_text().splitlines(), 1) if roles.search(line)]
     assert not found, f"API cross-references with no target: {found}"
+
+
+def test_check_site_reads_redirect_pages_instead_of_opening_them(tmp_path):
+    """Jupyter Book writes ``index.html`` as a refresh to the root page; check-site must not open it in the
+    browser (the refresh navigates away while the inspection script runs: a script timeout)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_site", ROOT / "tests" / "check_site.py")
+    check_site = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_site)
+    redirect = tmp_path / "index.html"
+    redirect.write_text('<!DOCTYPE html>\n<meta http-equiv="Refresh" content="0; url=intro.html" />\n')
+    page = tmp_path / "intro.html"
+    page.write_text('<html><head><meta charset="utf-8"></head><body><p>url=intro.html</p></body></html>')
+    assert check_site.redirect_target(redirect) == "intro.html"
+    assert check_site.redirect_target(page) is None
