@@ -91,6 +91,15 @@ def test_trained_mlp_never_moves_the_weights_of_unseen_tokens():
     assert (out["test_mse"] > 0.8).all()  # ...and stays at the trivial error on unseen symbols
 
 
+
+def test_lemma_i7_coupling_takes_the_same_steps_and_computes_f_of_pi_x():
+    """Permuting the unseen tokens' first-layer rows changes no training step (bit for bit), so the
+    second network is f(π x) up to float32 rounding, while f itself does tell π x from x."""
+    task = st.SymbolTemplates(*st.same_different(), n_symbols=16)
+    c = mlp.coupling_check(task, 16, seed=0, steps=100, d_hidden=32)
+    assert c["same_steps"]
+    assert c["coupled"] <= 1e-6 and c["uncoupled"] > 0.1
+
 def test_theorems_5_1_and_5_2_early_time_ratios():
     from lib.papers.boixadsera2024 import copying
 

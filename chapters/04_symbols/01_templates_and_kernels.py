@@ -164,7 +164,8 @@ assert paper_disjoint and counts_ok
 # stay bit-identical? Is the test error at the trivial level (1 for labels ±1)? And Lemma I.7's
 # coupling, run as code. Train a second network from the same initialisation, with the
 # first-layer rows of the unseen tokens permuted by π. Its training is then step for step the
-# same, so it computes $f'(x) = f(\pi x)$. Its initialisation has the same distribution, so
+# same (bit for bit, checked below), so it computes $f'(\pi x) = f(x)$, up to float32 rounding: the
+# product with a one-hot reads the same rows in another order. Its initialisation has the same distribution, so
 # $f(x)$ and $f(\pi x)$ are equal in distribution. The last column shows that the mean output on
 # unseen `x x` strings minus that on `x y` strings scatters around zero across seeds.
 
@@ -187,9 +188,11 @@ frozen = bool(mlp_table["unseen weights unchanged"].all())
 at_chance = bool((mlp_table["test MSE (unseen)"] > 0.9).all() and (mlp_table["train MSE"] < 0.05).all())
 coupling = [mlp.coupling_check(st.SymbolTemplates(*st.same_different(), n_symbols=n), n, seed=0,
                                d_hidden=scale.pick(smoke=32, default=64, paper=256)) for n in mlp_ns]
-print("Lemma I.7's coupling: max |f'(x) - f(πx)| =", [c["coupled"] for c in coupling],
-      "| for comparison max |f(x) - f(πx)| =", [round(c["uncoupled"], 3) for c in coupling])
-undistinguished = all(c["coupled"] == 0.0 and c["uncoupled"] > 0 for c in coupling)
+print("Lemma I.7's coupling: same training steps, bit for bit:", [c["same_steps"] for c in coupling],
+      "| max |f'(πx) - f(x)| =", [f"{c['coupled']:.0e}" for c in coupling],
+      "| for comparison max |f(πx) - f(x)| =", [round(c["uncoupled"], 3) for c in coupling])
+# f'(πx) and f(x) read the same weights in another order: equal up to float32 rounding (1e-6 ~ 8 ulp at 1)
+undistinguished = all(c["same_steps"] and c["coupled"] <= 1e-6 and c["uncoupled"] > 0 for c in coupling)
 assert frozen and at_chance and undistinguished
 record(ref="Theorem I.2 and Lemma I.7 (MLPs fail)", label="sy-mlp",
        statement="an MLP on concatenated one-hots trained by Adam never updates the weights of unseen tokens, cannot "
@@ -199,8 +202,9 @@ record(ref="Theorem I.2 and Lemma I.7 (MLPs fail)", label="sy-mlp",
                    "(Figs. 21, 24)",
        ours=f"unseen-token weights bit-identical in {len(mlp_seeds)} of {len(mlp_seeds)} seeds at each n = "
             f"{', '.join(map(str, mlp_ns))}; train MSE ≤ {mlp_table['train MSE'].max():.0e}, test MSE "
-            f"{mlp_table['test MSE (unseen)'].min():.2f}-{mlp_table['test MSE (unseen)'].max():.2f}; the coupled run gives "
-            f"f'(x) = f(πx) exactly at every n",
+            f"{mlp_table['test MSE (unseen)'].min():.2f}-{mlp_table['test MSE (unseen)'].max():.2f}; the coupled run takes "
+            f"bit-identical steps and gives f'(πx) = f(x) to float32 rounding "
+            f"(≤ {max(c['coupled'] for c in coupling):.0e}) at every n",
        passed=frozen and at_chance and undistinguished)
 
 # %% [markdown]

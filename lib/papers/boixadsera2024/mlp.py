@@ -63,10 +63,15 @@ def coupling_check(task, n_train: int, seed: int = 0, steps: int = 200, lr: floa
     """Lemma I.7's coupling, run: train one MLP from its initialisation and another from the same
     initialisation with the first-layer rows of the unseen test tokens permuted by a random π.
     The training data never contain those tokens, so both runs take identical steps and the
-    second network computes ``f'(x) = f(π x)``; as the permuted initialisation has the same
+    second network computes ``f'(π x) = f(x)``; as the permuted initialisation has the same
     (Gaussian) distribution, ``f(x)`` and ``f(π x)`` are equal in distribution for every x. Returns
-    the largest ``|f'(x) - f(π x)|`` over the test set and the largest ``|f(x) - f(π x)|`` (which
-    is not zero: one network does tell unseen tokens apart, just not in a way training chose)."""
+
+    * ``same_steps``: whether the two trained networks are bit-identical once π is undone (the
+      runs took the same steps: the lemma's coupling itself);
+    * ``coupled``: the largest ``|f'(π x) - f(x)|`` over the test set, zero up to float32 rounding
+      (the one-hot product reads the rows in another order, so a BLAS may round differently);
+    * ``uncoupled``: the largest ``|f(π x) - f(x)|`` (not zero: one network does tell unseen
+      tokens apart, just not in a way training chose)."""
     sets = task.splits(n_train, seed=data_seed)
     config = mlp_config(task, d_hidden, n_layers)
     V, test_ids = len(task.vocab), list(task.alphabet_ids("test"))
@@ -84,8 +89,12 @@ def coupling_check(task, n_train: int, seed: int = 0, steps: int = 200, lr: floa
     runs = [train(factory, [seed], cfg, sets["train"], progress=False)
             for factory in (lambda s: build_model(config, seed=s), permuted)]
     f, f_perm = (run.model(0) for run in runs)
+    undone = {name: p.detach().clone() for name, p in f_perm.named_parameters()}
+    first = undone["layers.0.W_in"].view(task.seq_len, V, -1)
+    first.copy_(first[:, perm])  # row perm[t] back to where token t is read
+    same_steps = all(torch.equal(undone[name], p) for name, p in f.named_parameters())
     x = sets["test"].x
     with torch.no_grad():
         coupled = (f_perm(perm[x]) - f(x)).abs().max().item()
         plain = (f(perm[x]) - f(x)).abs().max().item()
-    return {"coupled": coupled, "uncoupled": plain}
+    return {"same_steps": same_steps, "coupled": coupled, "uncoupled": plain}
