@@ -76,3 +76,17 @@ def test_table_1_rows_are_the_papers():
 def test_table_1_is_the_papers_example_for_example():
     from lib.papers.chen2024.examples import TABLE_1, table_1_rows
     assert table_1_rows() == TABLE_1
+
+
+def test_figure2_paper_sizes_are_sec_9_1_instances():
+    """The sweep at the paper's sizes trains the instances that ``make_task(name, "paper")`` builds,
+    at every scale (the smoke scale shrinks the memorization set otherwise)."""
+    from lib.papers.chen2024.sweeps_paper_sizes import PAPER_SIZES, figure2_paper_sizes
+    from lib.papers.chen2024.training import make_task
+
+    for scale in ("smoke", "default", "paper"):
+        config, grid = figure2_paper_sizes(scale)
+        for task, sizes in PAPER_SIZES.items():
+            assert config["tasks"][task] == repr(make_task(task, "paper"))
+        for point in grid:
+            assert repr(make_task(point["task"], "small", **point["task_args"])) == repr(make_task(point["task"], "paper"))
