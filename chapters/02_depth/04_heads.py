@@ -315,8 +315,10 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 #   several softmax heads the identity fails, which the paper leaves open. See {ref}`depth-limits`.
 # - **Figure 2.** The thresholds reproduce at reduced sizes: one layer memorizes and sits at $1/k$
 #   or chance elsewhere, two layers solve in-context QA and template matching, three solve
-#   in-context template matching while one and two do not. They rely on the paper's initialisation:
-#   from random weights, at our budget, no depth learns the three generated tasks. More depth is not
+#   in-context template matching while one and two do not. Panels a-c also hold at Sec. 9.1's own
+#   sizes ({ref}`depth-fig2-paper-sizes`); panel d's sizes need a GPU. They rely on the paper's
+#   initialisation: from random weights, at our budget, no depth learns the three generated tasks
+#   (two layers stay near $1/k$ and chance at the paper's sizes too). More depth is not
 #   uniformly better: with the same SGD recipe, three one-head layers are unstable on in-context QA
 #   and template matching (some seeds diverge; see the table under {ref}`Figure 2 <depth-fig2>`),
 #   which the paper does not show because it plots at most the depth each task needs.

@@ -19,11 +19,12 @@ def arch_label(arch) -> str:
     return f"{layers} layer{'s' if layers > 1 else ''} {list(arch)}"
 
 
-def chance(task: str, scale: str) -> float | None:
-    """Accuracy of guessing: 1/k on the in-context tasks, 1/classes on template matching."""
+def chance(task: str, scale: str, task_args: dict | None = None) -> float | None:
+    """Accuracy of guessing: 1/k on the in-context tasks, 1/classes on template matching
+    (``task_args``: the grid point's task overrides, e.g. the paper's sizes)."""
     if task == "memorization":
         return None
-    t = recipe(task, scale).task
+    t = recipe(task, scale, **(task_args or {})).task
     return 1 / t.k if task in ("reasoning", "contextual") else 1 / t.n_classes
 
 
@@ -45,10 +46,11 @@ def training_curves(result: Result, init: str, tasks=TASKS, title: str | None = 
     fig, axes = plots.panels(2 * len(present), ncols=2, height=1.9)
     for row, task in enumerate(present):
         runs = curves(result, task=task, init=init)
+        task_args = next(p for p in result.grid if p["task"] == task and p["init"] == init).get("task_args")
         steps = next(iter(runs.values())).steps
         acc_ax, loss_ax = axes[2 * row], axes[2 * row + 1]
         plots.curves(steps, {arch_label(a): c.acc for a, c in runs.items()}, ax=acc_ax, ylabel="accuracy",
-                     title=TITLES[task], chance=chance(task, result.scale), legend=None)
+                     title=TITLES[task], chance=chance(task, result.scale, task_args), legend=None)
         plots.curves(steps, {arch_label(a): c.loss for a, c in runs.items()}, ax=loss_ax, ylabel="loss",
                      title="loss", legend=None)
         losses = np.concatenate([np.ravel(c.loss) for c in runs.values()])
