@@ -200,7 +200,7 @@ sizes = pd.DataFrame([{"task": TITLES[t], "reduced (above)": repr(recipe(t).task
                        "d' reduced": len(recipe(t).task.vocab) + recipe(t).task.seq_len,
                        "d' Sec. 9.1": len(recipe(t, **a).task.vocab) + recipe(t, **a).task.seq_len}
                       for t, a in sweeps_paper_sizes.PAPER_SIZES.items()])
-plots.table(sizes.set_index("task"))
+display(plots.table(sizes.set_index("task")))
 for init in ("paper", "random"):
     if any(has_task(fig2p, t, init) for t in TITLES):
         training_curves(fig2p, init, title=f"Figure 2a-c at Sec. 9.1's sizes, {init} initialisation")
@@ -229,7 +229,7 @@ for name, ok in paper_size_checks.items():
 rows = [{"task": TITLES[p["task"]], "init": p["init"], "model": arch_label(a),
          "final accuracy (seeds)": " ".join(f"{v:.2f}" for v in fig2p_final(p["task"], p["init"], a))}
         for p in fig2p.grid for a in p["archs"]]
-plots.table(pd.DataFrame(rows).set_index(["task", "init", "model"]))
+display(plots.table(pd.DataFrame(rows).set_index(["task", "init", "model"])))
 assert all(paper_size_checks.values())
 
 # %%
