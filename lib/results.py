@@ -413,10 +413,12 @@ def _groups(grid: Sequence[dict], group_by: Sequence[str] | None) -> list[list[d
 CHECKPOINT_EVERY_S = 300.0
 
 
-def checkpoint_dir(name: str, scale: str, group: Sequence[dict]) -> Path:
+def checkpoint_dir(name: str, scale: str, group: Sequence[dict], config: dict) -> Path:
     """Where the trainings of one group of a run save their state until the group is done
-    (``data/checkpoints/``, not committed)."""
-    key = hashlib.sha256(json.dumps(_jsonable(list(group)), sort_keys=True).encode()).hexdigest()[:12]
+    (``data/checkpoints/``, not committed). The key covers the config as well as the points, so a
+    sweep whose settings changed (steps, learning rate, ensembling) never resumes from the state of
+    trainings made under the old ones."""
+    key = hashlib.sha256(json.dumps(_jsonable([dict(config), list(group)]), sort_keys=True).encode()).hexdigest()[:12]
     return data_dir() / "checkpoints" / f"{name}.{scale}" / key
 
 
@@ -459,7 +461,7 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
             print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
         start = time.perf_counter()
         # a long group saves its trainings every few minutes; rerunning after an interruption resumes
-        saves = checkpoint_dir(name, scale, group)
+        saves = checkpoint_dir(name, scale, group, config)
         with checkpoints(saves, every_s=CHECKPOINT_EVERY_S):
             values = run_group([dict(p) for p in group])
         wall = time.perf_counter() - start

@@ -99,6 +99,15 @@ def test_interrupted_sweep_resumes_losing_only_the_running_point(store):
     assert calls == [3, 4] and done.complete
 
 
+def test_a_changed_config_never_resumes_from_the_old_checkpoints(store):
+    """The checkpoints of a group are keyed by config and points: after a sweep's settings change,
+    an interrupted group starts afresh instead of loading trainings made under the old settings."""
+    group = [{"x": 1}, {"x": 2}]
+    old = results.checkpoint_dir("demo", "default", group, {"steps": 100})
+    assert old == results.checkpoint_dir("demo", "default", [dict(p) for p in group], {"steps": 100})
+    assert old != results.checkpoint_dir("demo", "default", group, {"steps": 200})
+    assert old != results.checkpoint_dir("demo", "default", group[:1], {"steps": 100})
+
 def square_and_log(calls):
     def run_point(point):
         calls.append(point["x"])
