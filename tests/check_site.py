@@ -130,8 +130,10 @@ def _browser(width: int, height: int):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"))
-    driver.set_script_timeout(60)
-    driver.set_page_load_timeout(60)
+    # the script waits at most 30 s for MathJax to start and 25 s for it to settle, then walks every
+    # element of the article: on a long page and a busy 2-core machine that walk alone can take a while
+    driver.set_script_timeout(180)
+    driver.set_page_load_timeout(120)
     return driver
 
 

@@ -195,9 +195,8 @@ print(f"in-context QA, 2 layers: paper init {paper_two:.2f}, random init {random
 
 # %%
 fig2p = sweeps_paper_sizes.SWEEPS["figure2_paper_sizes"].result(device=device)
-sizes = pd.DataFrame([{"task": TITLES[t], "reduced (above)": repr(recipe(t).task),
-                       "Sec. 9.1 (this run)": fig2p.config["tasks"][t],
-                       "d' reduced": len(recipe(t).task.vocab) + recipe(t).task.seq_len,
+sizes = pd.DataFrame([{"task": TITLES[t], "Sec. 9.1 instance (this run)": fig2p.config["tasks"][t],
+                       "d' reduced (above)": len(recipe(t).task.vocab) + recipe(t).task.seq_len,
                        "d' Sec. 9.1": len(recipe(t, **a).task.vocab) + recipe(t, **a).task.seq_len}
                       for t, a in sweeps_paper_sizes.PAPER_SIZES.items()])
 display(plots.table(sizes.set_index("task")))
