@@ -499,7 +499,10 @@ record(ref="Sec. 16 (softmax Theorem 1 threshold)", label="depth-softmax",
 # gap $\beta/n$; at the answer position the content gap is of order 1, the token itself, and the
 # weight gap $\beta^2/n^3$), so the margin tends to $2\beta^2/n^3$ as $\beta \to 0$, and the
 # construction is exact at every positive temperature. A finite dtype sets the threshold: where
-# the margin falls below the rounding of the logits. We measure the margin in float64 over sizes from $n = 8$ to 122,
+# the margin falls below the rounding of the logits. That rounding depends on the order in which
+# the machine's matrix kernels sum, so the float32 line below is a property of the machine that
+# built this page as well as of the dtype (two CPUs we ran gave exponents 1.24 and 1.35); the
+# float64 statement does not move. We measure the margin in float64 over sizes from $n = 8$ to 122,
 # and the float32 threshold on a grid of step $10^{1/16}$, fit it as a power of $n$ (plus the
 # largest residual), and test the line on a longer sequence it was not fitted on.
 
