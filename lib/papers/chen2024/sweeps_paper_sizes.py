@@ -6,9 +6,9 @@ fresh; :func:`lib.results.paper_sweeps` merges both).
 of length 6; in-context QA: 100 questions, 100 answers, k = 3; template matching: 210 words,
 l = 3): one layer on memorization (Figure 2a's claim; a deeper model at d' = 508 costs minutes
 per hundred full-batch steps on a CPU), 1, 2 and 3 layers on the other two, with the paper's
-initialisation and with a random one. The default scale trains each task's default recipe (the step budget of
-the reduced sizes) on three seeds; the paper scale trains the paper recipe (3x the steps, five
-seeds), which is ``figure2``'s paper scale for these three tasks. Figure 2d's paper sizes
+initialisation and with a random one. The default scale trains each task's default recipe (the
+step budget of the reduced sizes) on three seeds; the paper scale trains the paper recipe (3x the
+steps, five seeds), which is ``figure2``'s paper scale for these three tasks. Figure 2d's paper sizes
 (d1 = d2 = 100, l = 5, k = 4) stay with the GPU: ``figure7_l5`` shows that even its 10-word
 version needs 20x the steps.
 """
