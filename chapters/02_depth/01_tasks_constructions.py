@@ -501,7 +501,7 @@ record(ref="Sec. 16 (softmax Theorem 1 threshold)", label="depth-softmax",
 # construction is exact at every positive temperature. A finite dtype sets the threshold: where
 # the margin falls below the rounding of the logits. That rounding depends on the order in which
 # the machine's matrix kernels sum, so the float32 line below is a property of the machine that
-# built this page as well as of the dtype (two CPUs we ran gave exponents 1.24 and 1.35); the
+# built this page as well as of the dtype (two CPUs we ran fitted different exponents); the
 # float64 statement does not move. We measure the margin in float64 over sizes from $n = 8$ to 122,
 # and the float32 threshold on a grid of step $10^{1/16}$, fit it as a power of $n$ (plus the
 # largest residual), and test the line on a longer sequence it was not fitted on.
