@@ -341,3 +341,38 @@ def test_figure2a_reading_tells_a_line_from_a_concave_curve():
     root = 100 * np.sqrt(h)
     assert linear_fit(h, root)["r2"] > 0.98 and not concave_fits(h, root)["linear_best"]
     assert not concave_fits(h, 80 * np.log1p(h))["linear_best"]
+
+
+def test_heads_fits_read_a_sweep_against_h_on_its_unsaturated_points_only():
+    """Figures 2a and 4 at d = 64 are read by one function: per T, a line through T x accuracy
+    against H on the points below 0.95, and no fit where fewer than three such points remain."""
+    from lib.papers.mahdavi2024.readings import heads_fits
+    from lib.results import Result
+
+    def point(T, H, acc):
+        return {"point": {"T": T, "H": H, "n": 32, "d_h": 64}, "result": {"seeds": [0, 1], "acc": [acc, acc]},
+                "wall_s": 0.0}
+
+    linear = [point(2000, H, 150 * H / 2000) for H in (1, 2, 4, 8)]  # 150 examples per head
+    capped = [point(500, H, min(1.0, 150 * H / 500)) for H in (1, 2, 4, 8)]  # H = 4, 8 fit everything
+    result = Result("fake", "default", {"config": {}}, grid=[p["point"] for p in linear + capped],
+                    points=linear + capped)
+    fits = heads_fits(result)
+    assert list(fits) == ["T=2000"]  # T = 500 keeps two unsaturated points: no fit
+    assert fits["T=2000"]["points"] == 4 and fits["T=2000"]["linear_best"]
+    assert abs(fits["T=2000"]["slope"] - 150) < 1e-9 and fits["T=2000"]["r2"] > 0.999999
+
+
+def test_heads_d64_sweeps_differ_only_in_the_context_and_keep_the_papers_sizes():
+    from lib.results import paper_sweeps
+
+    found = paper_sweeps("mahdavi2024")
+    for size in ("smoke", "default", "paper"):
+        (shared, grid_a), (per_example, grid_4) = (found[k].define(size) for k in ("fig2a_d64", "fig4_heads_d64"))
+        assert shared.pop("context") == "shared" and per_example.pop("context") == "per_example"
+        assert shared == per_example and shared["dim"] == 64
+        assert all((p["n"], p["d_h"]) == (32, 64) for p in grid_a + grid_4)
+        assert (grid_a == grid_4) == (size != "paper")
+    # the paper scale adds H = 6, and per-example contexts, which memorize more, get larger T
+    assert [(p["T"], p["H"]) for p in grid_4] == [(T, H) for T in (8000, 16_000) for H in (1, 2, 4, 6, 8)]
+    assert {p["T"] for p in grid_a} == {4000, 8000}

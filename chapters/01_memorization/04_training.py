@@ -559,6 +559,126 @@ record(ref="Figure 4", label="mem-fig4",
        result=results["fig4_heads"], reduced="reduced scale")
 
 # %% [markdown]
+# (mem-fig4-d64)=
+# ### Figures 2a and 4 at the paper's d = 64, n = 32
+#
+# At the default sizes every per-example curve saturates by $H = 4$, so the paper's reading of
+# Figure 4, "the linearity in $H$ still remains", cannot be tested there. At the paper's own
+# width and context size ($d = 64$, $n = 32$, $d_h = 64$) we train $H$ = 1, 2, 4 and 8 heads on
+# $T = 2000$ examples, once with one context shared by all examples (Figure 2a's setting) and once
+# with per-example contexts (Figure 4's). $T$ was chosen so that no $H$ up to 8 fits every example
+# with a shared context: Figure 3's capacities at these sizes are 550 examples for $H = 4$ and
+# 1300 for $H = 8$. The recipe is ours (full batch, learning rate $10^{-2}$, two seeds, the step
+# budget printed below); the paper sweeps $H$ from 1 to 60 at $T$ = 10k-130k on the official
+# recipe. Each curve
+# is read as Figure 2a above: a line through the memorized count against $H$ on its unsaturated
+# points, set beside the fits against $\sqrt{H}$ and $\log(1 + H)$. The dotted lines are the
+# counts the construction guarantees: $H(n-1)+1$, and the $H(d-1)+1$ that the paper conjectures
+# for general position.
+
+# %%
+d64 = {"shared (Fig. 2a)": results["fig2a_d64"], "per-example (Fig. 4)": results["fig4_heads_d64"]}
+print("; ".join(f"{name}: {r.config['steps']:,} steps, seeds {r.config['seeds']}, {r.wall_s / 60:.0f} min on "
+                f"{r.provenance['device']}" for name, r in d64.items()))
+fig, ax = plt.subplots(figsize=(6.4, 2.8))
+counts_d64 = {}
+for name, r in d64.items():
+    xs_d64, acc_d64 = sweeps.series(r, "H", "acc")
+    counts_d64.update({f"{name}, {g}": int(g.split("=")[1]) * a for g, a in acc_d64.items()})
+sweep(xs_d64, counts_d64, ax=ax, xlabel="heads H", ylabel="examples memorized (T x accuracy)", legend=None,
+      bounds=(0, None), title="d = 64, n = 32: memorized count against H")
+h_line = np.array(xs_d64, dtype=float)
+n64, d_64 = results["fig4_heads_d64"].grid[0]["n"], results["fig4_heads_d64"].config["dim"]
+ax.plot(h_line, h_line * (n64 - 1) + 1, ":", color="0.5", label=f"H(n-1)+1 (n={n64})")
+ax.plot(h_line, h_line * (d_64 - 1) + 1, "--", color="0.5", label=f"H(d-1)+1 (d={d_64})")
+for T in sorted({p["T"] for r in d64.values() for p in r.grid}):
+    ax.axhline(T, color="0.75", linewidth=0.8, label=f"T = {T} (every example)")
+legend_outside(ax)
+stamp(fig, "; ".join(r.label() for r in d64.values()))
+plt.show()
+
+# %%
+fits_d64 = {f"{name}, {g}": f for name, r in d64.items() for g, f in readings.heads_fits(r).items()}
+means_d64 = {name: sweeps.series(r, "H", "acc")[1] for name, r in d64.items()}
+display(table(pd.DataFrame(fits_d64).T))
+shared_acc, general_acc = (np.concatenate([a.mean(1) for a in m.values()]) for m in means_d64.values())
+general_more = bool((general_acc >= shared_acc - 0.02).all())
+per_context = {name: [k for k in fits_d64 if k.startswith(name)] for name in d64}
+linear_d64 = {name: bool(keys) and all(fits_d64[k]["slope"] > 0 and fits_d64[k]["r2"] >= 0.98
+                                       and fits_d64[k]["linear_best"] for k in keys)
+              for name, keys in per_context.items()}
+rising_d64 = {name: bool(keys) and all(fits_d64[k]["slope"] > 0 and fits_d64[k]["r2"] >= 0.9 for k in keys)
+              for name, keys in per_context.items()}
+print("accuracy by H:", readable({name: {g: a.mean(1) for g, a in m.items()} for name, m in means_d64.items()}, 2))
+print(f"per-example >= shared at every H: {general_more}; line (R^2 >= 0.98, best of three): "
+      f"{readable(linear_d64)}; rising line (R^2 >= 0.9): {readable(rising_d64)}")
+
+# %%
+shared_name, general_name = d64
+# a curve with fewer than three unsaturated points has no line to fit (rule 4): its linearity is
+# not tested, and the claim keeps only the part the data can show
+untested_d64 = {name: not keys for name, keys in per_context.items()}
+# per head, the examples gained from one H to the next, on the shared context's unsaturated points:
+# rising gains mean a count that grows faster than linearly (the reading below)
+gains_d64 = {}
+for g, a in means_d64[shared_name].items():
+    keep = a.mean(1) < 0.95
+    h_kept, count_kept = np.array(xs_d64)[keep], int(g.split("=")[1]) * a.mean(1)[keep]
+    gains_d64[g] = np.diff(count_kept) / np.diff(h_kept)
+faster_than_linear = bool(gains_d64) and all(len(v) >= 2 and np.all(np.diff(v) > 0) for v in gains_d64.values())
+largest_h_fits = {name: {g: bool(a.mean(1)[-1] >= 0.95) for g, a in m.items()} for name, m in means_d64.items()}
+print("shared context, examples gained per head from one H to the next:", readable(gains_d64, 0))
+print("the largest H fits (>= 0.95):", readable(largest_h_fits))
+if scale.current() != "smoke":  # smoke trains H = 1, 2 on T = 40: two points, no line to fit
+    assert rising_d64[shared_name] and general_more
+    assert rising_d64[general_name] or untested_d64[general_name]
+if d64[shared_name].scale == "default":  # the reading below, made on the default runs
+    assert faster_than_linear and all(all(v.values()) for v in largest_h_fits.values())
+for ref, name, statement, paper_value, extra in (
+        ("Figure 2a (the paper's d=64, n=32)", shared_name,
+         "memorization grows linearly in H (R^2 of the fit to the non-saturated part), at the paper's d and n",
+         "R^2 >= 0.98 (d=64, n=32, H=1-60)", True),
+        ("Figure 4 (the paper's d=64, n=32)", general_name,
+         "per-example (general-position) contexts: memorization still linear in H, and above the shared context's",
+         "linear in H (d=64, n=32, H=1-60)", general_more)):
+    keys = per_context[name]
+    record(ref=ref, label="mem-fig4-d64", statement=statement, paper_value=paper_value,
+           ours=(", ".join(f"{k.split(', ')[-1]}: R^2 {fits_d64[k]['r2']:.3f} on {fits_d64[k]['points']} points, "
+                           f"{fits_d64[k]['slope']:.0f} examples/head, line "
+                           f"{'best' if fits_d64[k]['linear_best'] else 'not best'} of three" for k in keys)
+                 or "linearity not tested: fewer than 3 unsaturated points (memorized by H: "
+                    + ", ".join(f"{g}: {readable(np.round(int(g.split('=')[1]) * a.mean(1)).astype(int))}"
+                                for g, a in means_d64[name].items()) + f" at H = {xs_d64})")
+                + ("" if name == shared_name else f"; per-example >= shared at every H: {general_more}"),
+           passed=linear_d64[name] and extra,
+           # per-example: the part the data show (more than shared) holds, and a line, where testable, rises
+           partly=rising_d64[name] if name == shared_name else (rising_d64[name] or untested_d64[name]) and extra,
+           result=d64[name], substitute=f"H = {min(xs_d64)}-{max(xs_d64)} (the paper: 1-60), on our recipe",
+           reduced=f"T = {', '.join(str(T) for T in sorted({p['T'] for p in d64[name].grid}))} (the paper: "
+                   f"10k-130k), {d64[name].config['steps']:,} steps, {len(d64[name].config['seeds'])} seeds")
+
+# %% [markdown]
+# What the default runs show (numbers above):
+#
+# - **$T = 2000$ is too small for the largest $H$.** It was taken from Figure 3's capacities at
+#   these sizes, the largest $T$ fitted entirely, so that $H = 8$ would not fit it. Yet $H = 8$
+#   fits every example with a shared context, and per-example contexts fit nearly all of them
+#   from $H = 4$ on. The number of examples a layer fits out of a larger set is not the largest
+#   set it fits entirely: $H = 4$ fits most of 2,000 examples here, while Figure 3's runs fit
+#   550 entirely on only part of the seeds.
+# - **With a shared context the count grows faster than linearly** from $H = 1$ to $H = 4$: each
+#   head added gains more examples than the one before. A line still fits better than
+#   $\sqrt{H}$ and $\log(1 + H)$, but on three points of a convex curve its $R^2$ stays below
+#   the paper's 0.98, so Figure 2a at these sizes is recorded as partly. Three points at one
+#   budget cannot say whether longer training straightens the curve (the models with few heads
+#   may be the furthest from what they could fit after 2,000 steps); the paper scale of these
+#   two sweeps (20,000 steps, $H$ up to 8 at $T$ up to 8,000 with a shared context and 16,000
+#   with per-example contexts) is the run that would, on a GPU.
+# - **Per-example contexts memorize more at every $H$**, as at the reduced sizes, and the gap is
+#   widest at $H = 2$, where they fit several times as many examples. With two unsaturated points the linearity in $H$ is not tested
+#   (rule 4 of the report card), so Figure 4 at these sizes is recorded as partly too.
+
+# %% [markdown]
 # (mem-fig5)=
 # ## Figure 5: regression
 #
@@ -640,7 +760,8 @@ record(ref="Figure 5", label="mem-fig5",
 #   300,000, the saturated share stays well below half for both $H$, so the "most pairs
 #   saturated" half of Figure 3 is not reproduced at our budget.
 # - **What we did not run**: the paper's own sizes ($d = 64$, $T$ up to 130k, 50k-300k steps),
-#   except Figure 3's two points at 5,000 steps on our recipe (above). The grids are in the code,
+#   except Figure 3's two points at 5,000 steps and Figures 2a and 4 against $H \le 8$ at
+#   $T = 2000$, both on our recipe (above). The grids are in the code,
 #   on the official recipe; on a GPU,
 #   `python -m lib.papers.mahdavi2024 paper` writes them to `data/`, and
 #   this chapter then reads them instead of the CPU runs.
@@ -663,6 +784,8 @@ summary = paper_vs_ours([
                        f"{r['examples with a non-saturated head']:.0%}" for r in rows64)},
     {"quantity": "Fig. 4: per-example contexts memorize more", "paper": "yes (suggests H(d-1)+1)",
      "ours": "yes" if fig4_ok else "no"},
+    {"quantity": "Figs. 2a and 4 at d = 64, n = 32, T = 2000: linear in H", "paper": "yes (H = 1-60)",
+     "ours": "; ".join(f"{k}: R^2 {f['r2']:.3f}, {f['slope']:.0f}/head" for k, f in fits_d64.items()) or "no fit"},
     {"quantity": "Fig. 5: MSE falls with H and n", "paper": "yes",
      "ours": ", ".join(f"{v:.3g}x ({g})" for g, v in drop.items())},
 ])

@@ -4,7 +4,7 @@
 :func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` measures the paper's three readings;
 :func:`figure2_readings` adds what each needs before it counts as evidence:
 
-* **linear in H** (Fig. 2a): on four to six unsaturated points a concave curve also fits a line
+* **linear in H** (Fig. 2a, and Fig. 4 through :func:`heads_fits`): on four to six unsaturated points a concave curve also fits a line
   with R^2 near 1, so each fit is set beside the same least-squares fit against sqrt(H) and
   log(1 + H), and ``linear_best`` says whether the line fits better than both;
 * **rising in n** (Fig. 2b): with a shared context, n = 1 gives every example the same output,
@@ -48,17 +48,31 @@ def concave_fits(h, count) -> dict:
     return {**concave, "linear_best": bool(linear_fit(h, count)["r2"] > max(concave.values()))}
 
 
+def heads_fits(result: Result, *, saturated: float = 0.95, least: int = 3) -> dict:
+    """Fig. 2a's reading of "linear in H" on any sweep against H (Figures 2a and 4, at any size):
+    per T, the least-squares line through the memorized count (T x mean accuracy over seeds)
+    against H on the points below ``saturated`` accuracy, with its R^2 (``slope`` is examples
+    memorized per head), set beside the fits against sqrt(H) and log(1 + H)
+    (:func:`concave_fits`). A curve with fewer than ``least`` such points gets no fit: a line
+    through two points cannot fail."""
+    xs, acc = sweeps.series(result, "H", "acc")
+    fits = {}
+    for group, arr in acc.items():
+        mean = arr.mean(1)
+        keep = mean < saturated
+        if keep.sum() >= least:
+            h, count = np.array(xs)[keep], int(group.split("=")[1]) * mean[keep]
+            fits[group] = {"points": int(keep.sum()), **linear_fit(h, count), **concave_fits(h, count)}
+    return fits
+
+
 def figure2_readings(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: float = 0.95,
                      rise: float = 0.1, flat: float = 0.05, **kwargs) -> dict:
     """:func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` with the three additions of the
     module docstring: each fit gains ``r2_sqrt``, ``r2_log`` and ``linear_best``; ``rises_n``
     is measured from ``n_from`` (the smallest n >= 2); ``room_d`` is added."""
     trends = sweeps.figure2_trends(fig2a, fig2b, fig2c, saturated=saturated, rise=rise, flat=flat, **kwargs)
-    xs, acc = sweeps.series(fig2a, "H", "acc")
-    for group, fit in trends["fits"].items():
-        mean = acc[group].mean(1)
-        keep = mean < saturated
-        fit.update(concave_fits(np.array(xs)[keep], int(group.split("=")[1]) * mean[keep]))
+    trends["fits"] = heads_fits(fig2a, saturated=saturated)
     xs_n, _ = sweeps.series(fig2b, "n", "acc")
     first = first_informative_n(xs_n)
     at_n = trends["at_d"][max(v for v in trends["at_d"] if v <= trends["n"])]
