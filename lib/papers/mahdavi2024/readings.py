@@ -4,9 +4,10 @@
 :func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` measures the paper's three readings;
 :func:`figure2_readings` adds what each needs before it counts as evidence:
 
-* **linear in H** (Fig. 2a, and Fig. 4 through :func:`heads_fits`): on four to six unsaturated points a concave curve also fits a line
-  with R^2 near 1, so each fit is set beside the same least-squares fit against sqrt(H) and
-  log(1 + H), and ``linear_best`` says whether the line fits better than both;
+* **linear in H** (Fig. 2a; :func:`heads_fits` reads any sweep against H, Fig. 4's too): on four
+  to six unsaturated points a concave curve also fits a line with R^2 near 1, so each fit is set
+  beside the same least-squares fit against sqrt(H) and log(1 + H), and ``linear_best`` says
+  whether the line fits better than both;
 * **rising in n** (Fig. 2b): with a shared context, n = 1 gives every example the same output,
   so a rise measured from it cannot fail; ``rises_n`` is measured from the smallest n >= 2
   (``n_from``) instead;
