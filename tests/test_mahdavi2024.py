@@ -376,3 +376,8 @@ def test_heads_d64_sweeps_differ_only_in_the_context_and_keep_the_papers_sizes()
     # the paper scale adds H = 6, and per-example contexts, which memorize more, get larger T
     assert [(p["T"], p["H"]) for p in grid_4] == [(T, H) for T in (8000, 16_000) for H in (1, 2, 4, 6, 8)]
     assert {p["T"] for p in grid_a} == {4000, 8000}
+    # the shared context's second default T, and a third paper-scale T
+    config_4k, grid_4k = found["fig2a_d64_4k"].define("default")
+    assert config_4k == found["fig2a_d64"].define("default")[0] and [(p["T"], p["H"]) for p in grid_4k] == [
+        (4000, H) for H in (1, 2, 4, 8)]
+    assert {p["T"] for p in found["fig2a_d64_4k"].define("paper")[1]} == {16_000}

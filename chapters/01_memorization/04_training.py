@@ -578,12 +578,28 @@ record(ref="Figure 4", label="mem-fig4",
 # Figure 4's caption).
 
 # %%
-d64 = {"shared (Fig. 2a)": results["fig2a_d64"], "per-example (Fig. 4)": results["fig4_heads_d64"]}
+# each context's sweeps, one T each (the shared context's second T was added once T = 2000 proved too small)
+d64 = {"shared (Fig. 2a)": [results["fig2a_d64"], results["fig2a_d64_4k"]],
+       "per-example (Fig. 4)": [results["fig4_heads_d64"]]}
 shared_name, general_name = d64
 SATURATED = 0.95  # a curve's points at or above this accuracy are left out of its line (as in Figure 2a)
-print("; ".join(f"{name}: {r.config['steps']:,} steps, seeds {r.config['seeds']}, {r.wall_s / 60:.0f} min on "
-                f"{r.provenance['device']}" for name, r in d64.items()))
-series_d64 = {name: sweeps.series(r, "H", "acc") for name, r in d64.items()}  # (H values, {"T=...": acc})
+print("\n".join(f"{r.name}: {r.config['steps']:,} steps, seeds {r.config['seeds']}, {r.wall_s / 60:.0f} min on "
+                 f"{r.provenance['device']}" for rs in d64.values() for r in rs))
+
+
+def merged_series(rs):
+    """One context's H values and accuracy per seed by T (``{"T=...": (H, seeds)}``) over its sweeps."""
+    hs, acc_by_T = None, {}
+    for r in rs:
+        hs_r, acc = sweeps.series(r, "H", "acc")
+        if hs is not None and hs_r != hs:
+            raise ValueError(f"{r.name}: H grid {hs_r} differs from {hs}")
+        hs = hs_r
+        acc_by_T.update(acc)
+    return hs, acc_by_T
+
+
+series_d64 = {name: merged_series(rs) for name, rs in d64.items()}  # (H values, {"T=...": acc})
 fig, ax = plt.subplots(figsize=(6.4, 2.8))
 for name, (hs, acc_by_T) in series_d64.items():
     sweep(hs, {f"{name}, {g}": int(g.split("=")[1]) * a for g, a in acc_by_T.items()}, ax=ax, legend=None,
@@ -593,14 +609,15 @@ h_line = np.array(sorted({h for hs, _ in series_d64.values() for h in hs}), dtyp
 n64, d_64 = results["fig4_heads_d64"].grid[0]["n"], results["fig4_heads_d64"].config["dim"]
 ax.plot(h_line, h_line * (n64 - 1) + 1, ":", color="0.5", label=f"H(n-1)+1 (n={n64})")
 ax.plot(h_line, h_line * (d_64 - 1) + 1, "--", color="0.5", label=f"H(d-1)+1 (d={d_64})")
-for T in sorted({p["T"] for r in d64.values() for p in r.grid}):
+for T in sorted({p["T"] for rs in d64.values() for r in rs for p in r.grid}):
     ax.axhline(T, color="0.75", linewidth=0.8, label=f"T = {T} (every example)")
 legend_outside(ax)
-stamp(fig, "; ".join(r.label() for r in d64.values()))
+stamp(fig, ";\n".join(r.label() for rs in d64.values() for r in rs))
 plt.show()
 
 # %%
-fits_d64 = {name: readings.heads_fits(r, saturated=SATURATED) for name, r in d64.items()}
+fits_d64 = {name: {g: f for r in rs for g, f in readings.heads_fits(r, saturated=SATURATED).items()}
+            for name, rs in d64.items()}
 display(table(pd.DataFrame({f"{name}, {g}": f for name, fits in fits_d64.items() for g, f in fits.items()}).T))
 # seed-mean accuracy at every (T, H), per context; the two contexts are compared where both ran
 mean_at = {name: {(int(g.split("=")[1]), h): float(v) for g, a in acc_by_T.items() for h, v in zip(hs, a.mean(1))}
@@ -638,10 +655,12 @@ print("the largest H fits (accuracy >= 0.95):", readable(largest_h_fits))
 if scale.current() != "smoke":  # smoke trains H = 1, 2 on T = 40: two points, no line to fit
     assert rising_d64[shared_name] and general_more
     assert rising_d64[general_name] or untested_d64[general_name]
-if d64[shared_name].scale == "default":  # the reading below, made on the default runs
+if d64[shared_name][0].scale == "default":  # the reading below, made on the default runs
     shared_fit = fits_d64[shared_name]["T=2000"]
-    assert faster_than_linear and shared_fit["linear_best"] and shared_fit["r2"] < 0.98
-    assert all(all(v.values()) for v in largest_h_fits.values()) and untested_d64[general_name]
+    assert faster_than_linear  # at both T
+    assert all(f["linear_best"] and f["r2"] < 0.98 for f in fits_d64[shared_name].values())
+    assert largest_h_fits[shared_name]["T=2000"] and largest_h_fits[general_name]["T=2000"]
+    assert untested_d64[general_name]
     assert max(count_ratio, key=count_ratio.get) == "T=2000, H=2"
 
 
@@ -664,8 +683,8 @@ for ref, name, statement, paper_value, extra in (
          "per-example (general-position) contexts: memorization still linear in H, and above the shared "
          "context's (the caption's H(d-1)+1 against Theorem 1's H(n-1)+1, d > n)",
          "linear in H (d=64, n=32, H=1-60); suggests H(d-1)+1", general_more)):
-    r = d64[name]
-    Ts = ", ".join(str(T) for T in sorted({p["T"] for p in r.grid}))
+    r = d64[name][0]
+    Ts = ", ".join(str(T) for T in sorted({p["T"] for r_ in d64[name] for p in r_.grid}))
     record(ref=ref, label="mem-fig4-d64", statement=statement, paper_value=paper_value,
            ours=fit_text(name) + ("" if name == shared_name else
                                   f"; per-example >= shared at every common (T, H): {general_more}"),
@@ -685,15 +704,16 @@ for ref, name, statement, paper_value, extra in (
 #   fits out of a larger set is also not the largest set it fits entirely: $H = 4$ fits most of
 #   the 2,000 examples here, while our own Figure 3 runs at $d = 64$ fit $T = 550$ entirely on only
 #   part of the seeds.
-# - **With a shared context the count grows faster than linearly** from $H = 1$ to $H = 4$: the
-#   examples gained per added head rise from the second head to the third and fourth (printed
-#   above). A line fits better than $\sqrt{H}$ and $\log(1 + H)$, but on three points of a convex
+# - **With a shared context the count grows faster than linearly** from $H = 1$ to $H = 4$, at
+#   both $T$: the examples gained per added head rise from the second head to the third and
+#   fourth (printed above). A line fits better than $\sqrt{H}$ and $\log(1 + H)$, but on three points of a convex
 #   curve its $R^2$ stays below the paper's 0.98, so Figure 2a at these sizes is recorded as
-#   partly. This rests on three points, two seeds and one budget: the runs that did not fit
-#   every example trained the whole 2,000 steps, and the models with few heads may be the
-#   furthest from what they could fit by then. The paper scale of these two sweeps (20,000 steps,
-#   $H$ up to 8, at $T$ = 4,000 and 8,000 with a shared context and 8,000 and 16,000 with
-#   per-example contexts) is the run that would tell, on a GPU.
+#   partly. The second curve, at $T = 4000$, was added once $T = 2000$ proved too small; $H = 8$
+#   just reaches the 0.95 cut there, so it too keeps three unsaturated points. This rests on
+#   three points per curve, two seeds and one budget: the runs that did not fit every example
+#   trained the whole 2,000 steps, and the models with few heads may be the furthest from what
+#   they could fit by then. The paper scale of these sweeps (20,000 steps, $H$ up to 8, at $T$ up
+#   to 16,000) is the run that would tell, on a GPU.
 # - **Per-example contexts memorize at least as many examples at every $H$**, and more wherever
 #   neither fits everything, as at the reduced sizes; the ratio is largest at $H = 2$. With two
 #   unsaturated points the linearity in $H$ is not tested (rule 4 of the report card), so
