@@ -363,6 +363,15 @@ def test_heads_fits_read_a_sweep_against_h_on_its_unsaturated_points_only():
     assert abs(fits["T=2000"]["slope"] - 150) < 1e-9 and fits["T=2000"]["r2"] > 0.999999
 
 
+def test_group_T_reads_a_T_label_and_refuses_any_other():
+    from lib.papers.mahdavi2024.readings import group_T
+
+    assert group_T("T=2000") == 2000
+    for bad in ("H=4", "T=", "T=2e3", "2000"):
+        with pytest.raises(ValueError, match="T=<int>"):
+            group_T(bad)
+
+
 def test_heads_d64_sweeps_differ_only_in_the_context_and_keep_the_papers_sizes():
     from lib.results import paper_sweeps
 

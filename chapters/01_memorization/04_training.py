@@ -601,7 +601,7 @@ def merged_series(rs):
 series_d64 = {name: merged_series(rs) for name, rs in d64.items()}  # (H values, {"T=...": acc})
 fig, ax = plt.subplots(figsize=(6.4, 2.8))
 for name, (hs, acc_by_T) in series_d64.items():
-    sweep(hs, {f"{name}, {g}": int(g.split("=")[1]) * a for g, a in acc_by_T.items()}, ax=ax, legend=None,
+    sweep(hs, {f"{name}, {g}": readings.group_T(g) * a for g, a in acc_by_T.items()}, ax=ax, legend=None,
           bounds=(0, None), xlabel="heads H", ylabel="examples memorized (T x accuracy)",
           title="d = 64, n = 32: memorized count against H")
 h_line = np.array(sorted({h for hs, _ in series_d64.values() for h in hs}), dtype=float)
@@ -619,7 +619,7 @@ fits_d64 = {name: {g: f for r in rs for g, f in readings.heads_fits(r, saturated
             for name, rs in d64.items()}
 display(table(pd.DataFrame({f"{name}, {g}": f for name, fits in fits_d64.items() for g, f in fits.items()}).T))
 # seed-mean accuracy at every (T, H), per context; the two contexts are compared where both ran
-mean_at = {name: {(int(g.split("=")[1]), h): float(v) for g, a in acc_by_T.items() for h, v in zip(hs, a.mean(1))}
+mean_at = {name: {(readings.group_T(g), h): float(v) for g, a in acc_by_T.items() for h, v in zip(hs, a.mean(1))}
            for name, (hs, acc_by_T) in series_d64.items()}
 common = sorted(set(mean_at[shared_name]) & set(mean_at[general_name]))
 general_more = bool(common) and all(mean_at[general_name][k] >= mean_at[shared_name][k] - 0.02 for k in common)
@@ -645,7 +645,7 @@ hs_shared, acc_shared = series_d64[shared_name]
 gains_d64 = {}
 for g, a in acc_shared.items():
     keep = a.mean(1) < SATURATED
-    gains_d64[g] = np.diff(int(g.split("=")[1]) * a.mean(1)[keep]) / np.diff(np.array(hs_shared)[keep])
+    gains_d64[g] = np.diff(readings.group_T(g) * a.mean(1)[keep]) / np.diff(np.array(hs_shared)[keep])
 faster_than_linear = bool(gains_d64) and all(len(v) >= 2 and np.all(np.diff(v) > 0) for v in gains_d64.values())
 largest_h_fits = {name: {g: bool(a.mean(1)[-1] >= SATURATED) for g, a in acc_by_T.items()}
                   for name, (hs, acc_by_T) in series_d64.items()}

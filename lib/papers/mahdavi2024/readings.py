@@ -23,6 +23,15 @@ from . import sweeps
 from .training import linear_fit
 
 
+def group_T(label: str) -> int:
+    """The T of a group label ``"T=2000"``, as :func:`~lib.papers.mahdavi2024.sweeps.series` names
+    the groups of a sweep against H (so that memorized counts, T x accuracy, can be formed)."""
+    name, _, value = label.partition("=")
+    if name != "T" or not value.isdigit():
+        raise ValueError(f"expected a group label 'T=<int>', got {label!r}")
+    return int(value)
+
+
 def first_informative_n(xs) -> int:
     """Index of the smallest context size n >= 2 in the sorted ``xs``: with a shared context,
     n = 1 gives every example the same output, so a trend measured from it cannot fail (used by
@@ -62,7 +71,7 @@ def heads_fits(result: Result, *, saturated: float = 0.95, least: int = 3) -> di
         mean = arr.mean(1)
         keep = mean < saturated
         if keep.sum() >= least:
-            h, count = np.array(xs)[keep], int(group.split("=")[1]) * mean[keep]
+            h, count = np.array(xs)[keep], group_T(group) * mean[keep]
             fits[group] = {"points": int(keep.sum()), **linear_fit(h, count), **concave_fits(h, count)}
     return fits
 
