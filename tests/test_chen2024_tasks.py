@@ -90,3 +90,18 @@ def test_figure2_paper_sizes_are_sec_9_1_instances():
             assert config["tasks"][task] == repr(make_task(task, "paper"))
         for point in grid:
             assert repr(make_task(point["task"], "small", **point["task_args"])) == repr(make_task(point["task"], "paper"))
+
+
+def test_figure7_paper_sizes_is_figure7_l5_on_sec_9_1_instance():
+    """Figure 7 at the paper's instance trains what ``figure7_l5`` trains (the construction's head
+    count, k = 4, l = 5, the same steps) on ``make_task("contextual", "paper")``: only the words
+    and answers (and, below the paper scale, the seeds) differ."""
+    from lib.papers.chen2024.sweeps import figure7_l5
+    from lib.papers.chen2024.sweeps_paper_sizes import figure7_paper_sizes
+    from lib.papers.chen2024.training import make_task
+
+    (point,) = figure7_paper_sizes("default")[1]
+    assert repr(make_task("contextual", "small", **point["task_args"])) == repr(make_task("contextual", "paper"))
+    (l5,) = figure7_l5("default")[1]
+    assert {**point, "task_args": None} == {**l5, "task_args": None}
+    assert {a: v for a, v in l5["task_args"].items() if v != point["task_args"][a]} == {"n_words": 10, "n_answers": 10}

@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from lib import claims, plots, scale
-from lib.papers.chen2024 import sweeps
+from lib.papers.chen2024 import sweeps, sweeps_paper_sizes
 from lib.papers.chen2024.figures import arch_label, training_curves
 from lib.papers.chen2024.sweeps import as_curves, curves, final
 
@@ -299,9 +299,55 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 # off far below 1 and the third stays at $1/k$ (the curves are flat over the second half of
 # training; final accuracies printed above), so this run does not
 # reproduce Figure 7 at the paper's $l$ and $k$. With 52 templates, every pair of which the match
-# layer must tell apart, the task is much harder than at $l = 3$; whether more steps, the paper's
-# 100 words, or its SGD recipe close the gap is open here, and a `paper`-scale run on a GPU is
-# the way to find out.
+# layer must tell apart, the task is much harder than at $l = 3$. The paper's 100 words do not
+# close the gap (next section); whether more steps or its SGD recipe do is open here, and a
+# `paper`-scale run on a GPU is the way to find out.
+
+# %% [markdown]
+# (depth-fig7-paper)=
+# ### At the paper's own instance
+#
+# Sec. 9.1 trains Figure 7 on 100 words and 100 answers. The sweep `figure7_paper_sizes` trains
+# the same model, $[1, 1, 10]$, with the same recipe and 20,000 steps on that instance. A step
+# costs five times the 10-word one on a CPU, so the default scale trains one seed (about 85
+# minutes on two cores); the paper scale trains five seeds for three times as long.
+
+# %%
+if l7 != 5:  # at the paper scale figure7_k trains this instance, with every architecture
+    f7p = sweeps_paper_sizes.SWEEPS["figure7_paper_sizes"]
+    lp = f7p.load("default") if scale.current() == "smoke" else f7p.result(device=device)
+    if lp is not None:
+        run_p = as_curves(lp.points[0]["result"])[(1, 1, 10)]
+        acc_p, size_p = run_p.acc, lp.points[0]["point"]["task_args"]
+        fig, (ax,) = plots.panels(1, height=2.6)
+        shown = {f"{size_p['n_words']} words and answers (the paper's)": acc_p}
+        if lk is not None and np.array_equal(run5.steps, run_p.steps):
+            shown[f"{words7} words and answers"] = acc5
+        plots.curves(run_p.steps, shown, ax=ax, title="IC-TM, l=5, k=4, [1, 1, 10]", chance=1 / 4, band="minmax")
+        plots.stamp(ax, ";\n".join([lp.label()] + [lk.label()] * (len(shown) > 1)) + " · band: min-max over seeds")
+        plt.show()
+        print(f"{size_p['n_words']} words, final accuracy per seed:", acc_p[:, -1].round(3),
+              "· best over training:", acc_p.max(1).round(3))
+        record(ref="Figure 7 (the paper's instance)", label="depth-fig7-paper",
+               statement="3 layers learn in-context template matching on Sec. 9.1's instance "
+                         "(100 words and answers, l=5, k=4)",
+               paper_value="learned (curves reach 1)",
+               ours=f"[1, 1, 10], final per seed {', '.join(f'{a:.2f}' for a in acc_p[:, -1])}, best over "
+                    f"training {acc_p.max():.2f}, after {run_p.steps[-1]} steps (1/k = 0.25)",
+               passed=bool((acc_p[:, -1] >= 0.95).sum() * 2 > len(acc_p)),
+               partly=bool(acc_p[:, -1].max() >= 0.95 or acc_p[:, -1].mean() > 0.5),
+               reduced=f"{len(acc_p)} seed(s), {run_p.steps[-1]} steps, CPU",
+               substitute="Adam (the paper trains with SGD)", scale=lp.scale)
+        if lp.scale == "default":  # the reading below, made on the default run
+            assert acc_p.max() < 0.25 + 0.05 and (lk is None or acc5[:, -1].max() > acc_p.max())
+
+# %% [markdown]
+# On the paper's instance the same model does not leave chance: over all 20,000 steps of the one
+# seed we can afford on a CPU, its accuracy stays within 0.05 of $1/k = 0.25$ (final and best
+# printed above), where with 10 words two seeds of three leave $1/k$. At our recipe the paper's
+# 100 words make the task harder, not easier. This does not reproduce Figure 7 on the paper's
+# instance; one seed, Adam and 20,000 steps are what we can say it for. The `paper` scale (five
+# seeds, 60,000 steps) is a GPU run.
 
 # %% [markdown]
 # (depth-discussion)=
@@ -332,7 +378,9 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 #   length 3 ({ref}`depth-fig7-k`) a single last head never learns while the construction's $2l$
 #   heads do (fully at $k = 2$, in two seeds of three at $k = 4$, still climbing at $k = 3$); a
 #   fourth layer is slower, not faster. At the paper's $l = 5$, $k = 4$ (10 words instead of 100)
-#   the construction's head count levels off far below 1 (at most 0.51) after 20,000 steps.
+#   the construction's head count levels off far below 1 (at most 0.51) after 20,000 steps, and
+#   on the paper's own instance (100 words) its one seed stays at $1/k$ for all 20,000 steps
+#   ({ref}`depth-fig7-paper`).
 # - **Scale.** Results shown come from `data/` at the scale printed on each figure (the `default`
 #   scale on a CPU unless a `paper`-scale file exists); the paper's sizes run with
 #   `ABC_SCALE=paper` on a GPU.

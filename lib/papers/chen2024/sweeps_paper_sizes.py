@@ -11,12 +11,18 @@ step budget of the reduced sizes) on three seeds; the paper scale trains the pap
 steps, five seeds), which is ``figure2``'s paper scale for these three tasks. Figure 2d's paper sizes
 (d1 = d2 = 100, l = 5, k = 4) stay with the GPU: ``figure7_l5`` shows that even its 10-word
 version needs 20x the steps.
+
+``figure7_paper_sizes``: Figure 7 at the paper's own instance (100 words, 100 answers, l = 5,
+k = 4) with the construction's head count [1, 1, 2l] = [1, 1, 10], the run ``figure7_l5`` makes
+with 10 words. A step costs about 0.25 s on a 2-core CPU at these sizes (5x the 10-word task), so
+the default scale trains one seed for ``figure7_l5``'s 20,000 steps (about 85 minutes); the paper
+scale trains five seeds for 3x as long.
 """
 from __future__ import annotations
 
 from ... import scale as _scale
 from ...results import Sweep
-from .sweeps import _seeds, run_curves
+from .sweeps import _seeds, recipes_config, run_curves
 from .training import recipe
 
 # Sec. 9.1's instances, as constructor arguments (``training.make_task(name, "paper")``; a test
@@ -26,6 +32,8 @@ PAPER_SIZES = {
     "reasoning": dict(n_questions=100, n_answers=100, k=3),
     "generalization": dict(n_words=210, length=3),
 }
+# Sec. 9.1's in-context template matching instance (Figures 2d and 7); a test checks it too
+CONTEXTUAL_PAPER_SIZE = dict(k=4, length=5, n_words=100, n_answers=100)
 
 
 def figure2_paper_sizes(scale: str | None = None) -> tuple[dict, list[dict]]:
@@ -47,8 +55,22 @@ def figure2_paper_sizes(scale: str | None = None) -> tuple[dict, list[dict]]:
     return config, grid
 
 
+def figure7_paper_sizes(scale: str | None = None) -> tuple[dict, list[dict]]:
+    """``(config, grid)`` of Figure 7 at the paper's instance (see the module docstring); the
+    smoke scale keeps the sizes and trains one seed for 100 steps, a check of the code path."""
+    scale = _scale.validate(scale or _scale.current())
+    config = dict(recipes_config(scale), seeds=_scale.pick(smoke=[0], default=[0], paper=_seeds("paper"), scale=scale))
+    grid = [{"task": "contextual", "init": "paper", "archs": [[1, 1, 10]],
+             "steps_factor": _scale.pick(smoke=0.2, default=20.0, paper=20.0, scale=scale),
+             "task_args": CONTEXTUAL_PAPER_SIZE}]
+    return config, grid
+
+
 SWEEPS: dict[str, Sweep] = {
     "figure2_paper_sizes": Sweep("chen2024", "figure2_paper_sizes", figure2_paper_sizes, run_curves,
                                  truncatable=True, verify_by=("task", "init"), nonfinite=True,
                                  about="Fig. 2a-c at Sec. 9.1's sizes, 1-3 layers, paper and random init"),
+    "figure7_paper_sizes": Sweep("chen2024", "figure7_paper_sizes", figure7_paper_sizes, run_curves,
+                                 truncatable=True, nonfinite=True,
+                                 about="Fig. 7 at the paper's 100 words, l=5, k=4, [1, 1, 10]"),
 }
