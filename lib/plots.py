@@ -111,7 +111,8 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
     for color, (label, arr) in zip(colors, values.items()):
         arr = np.atleast_2d(np.asarray(arr, dtype=float))
         mean = arr.mean(0)
-        ax.plot(x, mean, color=color, marker=marker, markersize=3, label=f"{label} ({arr.shape[0]} seed{'s' * (arr.shape[0] != 1)})")
+        seeds = f"{arr.shape[0]} seed" + "s" * (arr.shape[0] != 1)
+        ax.plot(x, mean, color=color, marker=marker, markersize=3, label=f"{label} ({seeds})")
         if band != "none" and arr.shape[0] > 1:
             lo, hi = ((mean - arr.std(0), mean + arr.std(0)) if band == "sd" else (arr.min(0), arr.max(0)))
             if logy:

@@ -309,8 +309,8 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 #
 # Sec. 9.1 trains Figure 7 on 100 words and 100 answers. The sweep `figure7_paper_sizes` trains
 # the same model, $[1, 1, 10]$, with the same recipe and 20,000 steps on that instance. A step
-# costs five times the 10-word one on a CPU, so the default scale trains one seed (about 85
-# minutes on two cores); the paper scale trains five seeds for three times as long.
+# costs five to eight times the 10-word one on a CPU, so the default scale trains one seed (about
+# 100 minutes on two cores); the paper scale trains five seeds for three times as long.
 
 # %%
 if l7 != 5:  # at the paper scale figure7_k trains this instance, with every architecture

@@ -10,13 +10,13 @@ initialisation and with a random one. The default scale trains each task's defau
 step budget of the reduced sizes) on three seeds; the paper scale trains the paper recipe (3x the
 steps, five seeds), which is ``figure2``'s paper scale for these three tasks. Figure 2d's paper sizes
 (d1 = d2 = 100, l = 5, k = 4) stay with the GPU: ``figure7_l5`` shows that even its 10-word
-version needs 20x the steps.
+version needs 20x the steps, and ``figure7_paper_sizes`` one seed at these sizes.
 
 ``figure7_paper_sizes``: Figure 7 at the paper's own instance (100 words, 100 answers, l = 5,
 k = 4) with the construction's head count [1, 1, 2l] = [1, 1, 10], the run ``figure7_l5`` makes
-with 10 words. A step costs about 0.25 s on a 2-core CPU at these sizes (5x the 10-word task), so
-the default scale trains one seed for ``figure7_l5``'s 20,000 steps (about 85 minutes); the paper
-scale trains five seeds for 3x as long.
+with 10 words. A step costs 0.25-0.4 s on a 2-core CPU at these sizes (5-8x the 10-word task), so
+the default scale trains one seed for ``figure7_l5``'s 20,000 steps (5,874 s on an AMD EPYC); the
+paper scale trains five seeds for 3x as long.
 """
 from __future__ import annotations
 
