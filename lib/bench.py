@@ -21,9 +21,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import signal
 import sys
 import time
 
@@ -91,6 +93,105 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
     return {"what": "ensemble", "members": members, "steps": steps, "model_steps_per_s": out}
 
 
+def matmul_rate(device, size: int | None = None, repeats: int = 10) -> float:
+    """The machine's float32 matrix-product rate in GFLOP/s (a ``size``^3 product, median of
+    ``repeats`` after a warm-up; 4096 on a GPU, 1024 on a CPU): the ceiling the trainer's
+    fraction of peak is measured against, taken in the same run."""
+    device = pick_device(device)
+    size = size or (4096 if device.type == "cuda" else 1024)
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(size, size, generator=generator).to(device)
+    b = torch.randn(size, size, generator=generator).to(device)
+    for _ in range(2):
+        a @ b
+    times = sorted(_timed(device, lambda: a @ b) for _ in range(repeats))
+    return 2 * size ** 3 / times[len(times) // 2] / 1e9
+
+
+def bench_flops(batch_size: int = 64) -> int:
+    """FLOPs of one training step (forward and backward) of the bench model on one batch, counted
+    by ``torch.utils.flop_counter`` (matrix products; element-wise work is not counted)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    task, config = bench_model()
+    model = build_model(config, seed=0)
+    batch = task.sample(batch_size, seed=0)
+    with FlopCounterMode(display=False) as counter:
+        F.cross_entropy(model(batch.x), batch.y).backward()
+    return int(counter.get_total_flops())
+
+
+def suite(device=None, steps: int = 100, members=(1, 16, 64, 256), memorization_steps: int = 2000,
+          paper_group_steps: int = 50, compile_plain: bool = True, batch_size: int = 64, log=print) -> dict:
+    """Every speed number of the trainer on one device, side by side in one run: the bench model
+    as a plain ``torch.optim`` loop (eager and ``torch.compile``d) and through the trainer with
+    each number of ``members``, with the fraction of the matrix-product ceiling each reaches; the
+    56-member memorization group (ms per step and its 20,000 steps projected); and Mahdavi et al.'s
+    Figure 2a group at the paper's size (T = 10,000, 24 members, d = 64), ms per step."""
+    from .papers.mahdavi2024 import training as X
+    from .papers.mahdavi2024.sweeps import sweep
+
+    device = pick_device(device)
+    task, model = bench_model()
+    out: dict = {"what": "suite", "members": max(members), "steps": steps}
+    peak = matmul_rate(device)
+    flops = bench_flops(batch_size)
+    out.update(matmul_gflop_s=peak, bench_flop_per_step=flops)
+    log(f"  float32 matmul: {peak:.0f} GFLOP/s; bench model: {flops / 1e9:.3f} GFLOP per step")
+
+    module = build_model(model, seed=0).to(device)
+    generator = make_generator(data_seed(0))
+
+    def batch():
+        b = task.sample(batch_size, generator=generator)
+        return b.x.to(device, non_blocking=True), b.y.to(device, non_blocking=True)
+
+    rates = {}
+    plain_loop(module, 3, batch, device)
+    rates["plain_loop"] = steps / _timed(device, lambda: plain_loop(module, steps, batch, device))
+    log(f"  plain loop: {rates['plain_loop']:.0f} steps/s")
+    if compile_plain:
+        try:
+            compiled = torch.compile(build_model(model, seed=0).to(device))
+            plain_loop(compiled, 5, batch, device)  # compiles
+            rates["plain_loop_compiled"] = steps / _timed(device, lambda: plain_loop(compiled, steps, batch, device))
+            log(f"  plain loop, compiled: {rates['plain_loop_compiled']:.0f} steps/s")
+        except Exception as error:  # noqa: BLE001 - no compiler on this machine: say so, go on
+            out["compile_error"] = f"{type(error).__name__}: {error}"[:300]
+    config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
+    for k in members:
+        seeds = list(range(k))
+        train(model, seeds, TrainConfig(steps=3, batch_size=batch_size), task, device=device, progress=False)
+        rates[f"trainer_{k}"] = k * steps / _timed(
+            device, lambda: train(model, seeds, config, task, device=device, progress=False))
+        log(f"  trainer, K = {k}: {rates[f'trainer_{k}']:.0f} model-steps/s "
+            f"({rates[f'trainer_{k}'] * flops / (peak * 1e9):.1%} of the matmul rate)")
+    out["model_steps_per_s"] = rates
+    out["fraction_of_peak"] = {key: rate * flops / (peak * 1e9) for key, rate in rates.items()}
+
+    group_config, points = memorization_group()
+    X.train_group(dict(group_config, steps=3), points, device=device, progress=False)
+    wall = _timed(device, lambda: X.train_group(dict(group_config, steps=memorization_steps), points, device=device,
+                                                progress=False))
+    out["memorization_group"] = {"members": len(points) * len(group_config["seeds"]), "steps": memorization_steps,
+                                 "ms_per_step": 1e3 * wall / memorization_steps,
+                                 "projected_20000_steps_s": 20_000 * wall / memorization_steps}
+    log(f"  memorization group: {out['memorization_group']['ms_per_step']:.2f} ms/step")
+    if paper_group_steps:
+        paper_config, grid = sweep("fig2a", "paper")
+        group = [g for g in grid if g["T"] == grid[0]["T"]]
+        cfg = dict(paper_config, steps=paper_group_steps, early_stop=False, eval_every=paper_group_steps)
+        X.run_group(dict(cfg, steps=2, eval_every=2), group, device=device, progress=False)
+        wall = _timed(device, lambda: X.run_group(cfg, group, device=device, progress=False))
+        out["fig2a_paper_group"] = {"T": group[0]["T"], "members": len(group) * len(paper_config["seeds"]),
+                                    "ensembles": len(X.buckets(group, paper_config["dim"],
+                                                               paper_config.get("max_padding"))),
+                                    "steps": paper_group_steps, "ms_per_step": 1e3 * wall / paper_group_steps,
+                                    "projected_50000_steps_s": 50_000 * wall / paper_group_steps}
+        log(f"  Figure 2a paper group: {out['fig2a_paper_group']['ms_per_step']:.1f} ms/step")
+    return out
+
+
 # ----------------------------------------------------------------------------- memorization
 def memorization_group(seeds: int = 8):
     """The group of the issue that asked for these benchmarks: d = 16, n = 8, T = 200."""
@@ -138,45 +239,96 @@ def sweep_benchmark(steps: int = 100, device=None, size: str = "default") -> dic
 
 
 # ----------------------------------------------------------------------------- paper cost
-def _budget(sweep, config: dict, point: dict) -> int:
-    """The number of training steps of one point of a sweep at the paper scale."""
-    if "steps" in config:
-        return int(config["steps"])
-    from .papers.chen2024.training import recipe  # curves sweeps: each task's recipe
+def _budget(sweep, config: dict, point: dict) -> int | None:
+    """The number of training steps of one point of a sweep at the paper scale (None where the
+    config does not say)."""
+    for key in ("steps", "pretrain_steps", "copy_steps"):
+        if isinstance(config.get(key), int):
+            return int(config[key])
+    if sweep.paper == "chen2024":  # curves sweeps: each task's recipe
+        from .papers.chen2024.training import recipe
 
-    return recipe(point["task"], "paper", point.get("steps_factor", 1.0)).train.steps
+        return recipe(point["task"], "paper", point.get("steps_factor", 1.0)).train.steps
+    return None
 
 
-def paper_cost(only=None, probe: int = 20, device=None) -> dict:
-    """Estimated time of every paper-scale sweep on ``device`` (see the module docstring)."""
-    import pkgutil
+class _TimeLimit(Exception):
+    pass
 
-    from . import papers
-    from .results import _groups, paper_sweeps
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None):
+    """Raise :class:`_TimeLimit` in this (main) thread after ``seconds`` (POSIX alarm)."""
+    if not seconds or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def ring(signum, frame):
+        raise _TimeLimit(f"over the {seconds:.0f}s limit per sweep")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def sweep_cost(sweep, probe: int, device) -> dict:
+    """One paper-scale sweep's measured cost: its first and last group run for ``probe`` and
+    ``2 probe`` steps (see the module docstring)."""
+    from .results import _groups
+
+    config, grid = sweep.define("paper")
+    groups = _groups(grid, sweep.group_by)
+    sample = [groups[0]] if len(groups) == 1 else [groups[0], groups[-1]]
+    per_step, fixed = [], []
+    for group in sample:
+        with step_limit(probe):
+            t1 = _timed(device, lambda: sweep.run(config, group, scale="paper", device=device, stop_after=None))
+        with step_limit(2 * probe):
+            t2 = _timed(device, lambda: sweep.run(config, group, scale="paper", device=device, stop_after=None))
+        per_step.append(max(t2 - t1, 0.0) / probe)
+        fixed.append(max(t1 - probe * per_step[-1], 0.0))
+    step_s, setup_s = sum(per_step) / len(per_step), sum(fixed) / len(fixed)
+    budgets = [[_budget(sweep, config, p) for p in group] for group in groups]
+    known = all(b is not None for bs in budgets for b in bs)
+    steps = sum(max(bs) for bs in budgets) if known else None
+    estimate = (steps * step_s + len(groups) * setup_s) / 3600 if known else None
+    return {"sweep": f"{sweep.paper}.{sweep.key}", "groups": len(groups), "points": len(grid), "steps": steps,
+            "s_per_step": step_s, "setup_s": setup_s, "estimate_h": estimate}
+
+
+def paper_cost(only=None, probe: int = 20, device=None, limit_s: float | None = None, on_row=None,
+               skip=()) -> dict:
+    """Estimated time of every paper-scale sweep on ``device`` (see the module docstring); a
+    sweep that fails or runs past ``limit_s`` seconds is reported as such and the next one runs.
+    ``on_row(record)`` is called after each sweep with the record so far (to save as it goes)."""
+    from .papers.queue import ordered_sweeps
 
     device = pick_device(device)
     rows = []
-    sweeps = [s for info in pkgutil.iter_modules(papers.__path__) for s in paper_sweeps(info.name).values()]
-    for sweep in sweeps:
-        if only and sweep.key not in only and sweep.name not in only:
+    for sweep in ordered_sweeps():
+        names = {sweep.key, sweep.name, sweep.paper, f"{sweep.paper}.{sweep.key}"}
+        if (only and not names & set(only)) or names & set(skip):
             continue
-        config, grid = sweep.define("paper")
-        groups = _groups(grid, sweep.group_by)
-        sample = [groups[0]] if len(groups) == 1 else [groups[0], groups[-1]]
-        per_step, fixed = [], []
-        for group in sample:
-            with step_limit(probe):
-                t1 = _timed(device, lambda: sweep.run(config, group, scale="paper", device=device, stop_after=None))
-            with step_limit(2 * probe):
-                t2 = _timed(device, lambda: sweep.run(config, group, scale="paper", device=device, stop_after=None))
-            per_step.append(max(t2 - t1, 0.0) / probe)
-            fixed.append(max(t1 - probe * per_step[-1], 0.0))
-        step_s, setup_s = sum(per_step) / len(per_step), sum(fixed) / len(fixed)
-        steps = sum(max(_budget(sweep, config, p) for p in group) for group in groups)
-        rows.append({"sweep": f"{sweep.paper}.{sweep.key}", "groups": len(groups), "steps": steps,
-                     "s_per_step": step_s, "estimate_h": (steps * step_s + len(groups) * setup_s) / 3600})
-        print(f"  {rows[-1]['sweep']:32s} {len(groups):3d} groups {steps:9d} steps  "
-              f"{1e3 * step_s:8.1f} ms/step  ~{rows[-1]['estimate_h']:7.2f} h", flush=True)
+        start = time.perf_counter()
+        try:
+            with _time_limit(limit_s):
+                row = sweep_cost(sweep, probe, device)
+        except (_TimeLimit, Exception) as error:  # noqa: BLE001 - one row per sweep, whatever happens
+            row = {"sweep": f"{sweep.paper}.{sweep.key}", "error": f"{type(error).__name__}: {error}"[:300]}
+        row["probe_wall_s"] = time.perf_counter() - start
+        rows.append(row)
+        if on_row is not None:
+            on_row({"what": "paper_cost", "members": 0, "steps": probe, "sweeps": rows})
+        if "error" in row:
+            print(f"  {row['sweep']:38s} FAILED after {row['probe_wall_s']:.0f}s: {row['error'][:160]}", flush=True)
+        else:
+            hours = "?" if row["estimate_h"] is None else f"{row['estimate_h']:.2f}"
+            print(f"  {row['sweep']:38s} {row['groups']:3d} groups {row['steps'] or 0:9d} steps  "
+                  f"{1e3 * row['s_per_step']:8.1f} ms/step  setup {row['setup_s']:5.1f}s  ~{hours} h", flush=True)
     return {"what": "paper_cost", "members": 0, "steps": probe, "sweeps": rows}
 
 
@@ -189,6 +341,10 @@ def save(record: dict, device) -> str:
     path = data_dir() / "bench" / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     stored = json.loads(path.read_text()) if path.exists() else {"device": device_name(device), "runs": []}
+    if record["what"] == "paper_cost":  # rows of earlier calls (other sweeps) are kept, by sweep
+        earlier = next((r for r in stored["runs"] if r["what"] == "paper_cost"), {"sweeps": []})
+        mine = {row["sweep"] for row in record["sweeps"]}
+        record = dict(record, sweeps=[r for r in earlier["sweeps"] if r["sweep"] not in mine] + record["sweeps"])
     stored["runs"] = [r for r in stored["runs"] if r["what"] != record["what"]] + [{
         **record, "torch": torch.__version__, "threads": torch.get_num_threads(), **code_record("lib.bench")}]
     path.write_text(json.dumps(stored, indent=1) + "\n")
@@ -198,11 +354,17 @@ def save(record: dict, device) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost"])
+    parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite"])
     parser.add_argument("--only", nargs="*", default=None, help="paper-cost: only these sweeps (keys or names)")
     parser.add_argument("--probe", type=int, default=20, help="paper-cost: steps of the shorter probe run")
+    parser.add_argument("--limit", type=float, default=None, help="paper-cost: seconds at most per sweep")
+    parser.add_argument("--skip", nargs="*", default=(), help="paper-cost: leave these sweeps (or papers) out")
     parser.add_argument("--paper", action="store_true", help="sweep: the paper's sizes (d=64, T=10k, H up to 60)")
     parser.add_argument("--members", type=int, default=16)
+    parser.add_argument("--memorization-steps", type=int, default=2000, help="suite: steps of the memorization group")
+    parser.add_argument("--paper-group-steps", type=int, default=50, help="suite: steps of Figure 2a's paper group "
+                                                                          "(0: skip it)")
+    parser.add_argument("--no-compile", action="store_true", help="suite: skip the torch.compile'd plain loop")
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--device", default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
@@ -215,7 +377,16 @@ def main(argv=None) -> int:
     device = pick_device(args.device)
     if args.which == "paper-cost":
         print(f"device: {device_name(device)}  (torch threads: {torch.get_num_threads()})")
-        r = paper_cost(args.only, args.probe, device)
+        r = paper_cost(args.only, args.probe, device, args.limit,
+                       on_row=(lambda record: save(record, device)) if args.save else None, skip=args.skip)
+        if args.save:
+            print(f"saved to {save(r, device)}")
+        return 0
+    if args.which == "suite":
+        r = suite(device, args.steps, memorization_steps=args.memorization_steps,
+                  paper_group_steps=args.paper_group_steps, compile_plain=not args.no_compile)
+        print(f"device: {device_name(device)}  (torch {torch.__version__}, threads: {torch.get_num_threads()})")
+        print(json.dumps(r, indent=1))
         if args.save:
             print(f"saved to {save(r, device)}")
         return 0

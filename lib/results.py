@@ -202,6 +202,10 @@ def hashed_source(rel: str, files: Sequence[str]) -> str:
 
 
 def git_commit() -> str:
+    """The commit of the checkout (``+dirty-lib`` if ``lib`` has uncommitted changes); a copy of
+    the tree without ``.git`` (a lent GPU machine) names it through ``$ABC_GIT_COMMIT``."""
+    if os.environ.get("ABC_GIT_COMMIT"):
+        return os.environ["ABC_GIT_COMMIT"]
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                                 timeout=10).stdout.strip()

@@ -539,6 +539,13 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
             if saver and step == until:
                 saver.maybe_save(lambda: _snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step,
                                                    history, loss_log, wall_before + time.perf_counter() - start_time))
+            if step == until and step < last and _past_deadline():
+                if saver:
+                    saver.save(_snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step, history,
+                                         loss_log, wall_before + time.perf_counter() - start_time))
+                bar.close()
+                raise BudgetSpent(f"train ({desc}): the time budget ran out at step {step} of {last}"
+                                  + ("; its state is saved and a rerun resumes there" if saver else ""))
         bar.update(1)
     bar.close()
     if eval_steps[-1] != step:
@@ -652,6 +659,40 @@ def step_limit(steps: int):
         yield
     finally:
         _STEP_LIMIT.reset(token)
+
+
+# ------------------------------------------------------------------------- time budget
+class BudgetSpent(RuntimeError):
+    """Raised by :func:`train` inside :func:`deadline` once the time is up (at an evaluation,
+    after saving its state if it runs inside :func:`checkpoints`)."""
+
+
+_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float):
+    """Within this block, a :func:`train` call that is still running ``seconds`` from now stops at
+    its next evaluation: it saves its state (inside :func:`checkpoints`) and raises
+    :class:`BudgetSpent`. Rerunning the same calls resumes them, and the finished run has exactly
+    the numbers of an uninterrupted one (``python -m lib.papers queue`` cuts paper scale so)."""
+    validate.real("deadline", "seconds", seconds, minimum=0.0)
+    token = _DEADLINE.set(time.monotonic() + float(seconds))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _past_deadline() -> bool:
+    end = _DEADLINE.get()
+    return end is not None and time.monotonic() >= end
+
+
+def time_left() -> float | None:
+    """Seconds left before the innermost :func:`deadline` (None outside one)."""
+    end = _DEADLINE.get()
+    return None if end is None else end - time.monotonic()
 
 
 # ------------------------------------------------------------------------- checkpoints

@@ -266,3 +266,24 @@ def test_the_captured_step_bookkeeping_replays_the_eager_trajectory(monkeypatch)
     np.testing.assert_array_equal(graphed.train_loss, eager.train_loss)
     for name, p in eager.params.items():
         assert torch.equal(graphed.params[name], p), name
+
+
+@pytest.mark.filterwarnings("error::UserWarning")
+def test_a_run_cut_by_its_time_budget_resumes_to_the_uninterrupted_numbers(tmp_path):
+    """lib.train.deadline: past the budget, a run saves at its next evaluation and raises
+    BudgetSpent; the same call inside checkpoints resumes there and ends as if never cut."""
+    from lib.train import BudgetSpent, checkpoints, deadline, time_left
+
+    config = TrainConfig(steps=40, lr=(0.02, 0.01), optimizer="adam", batch_size=16, eval_every=10)
+    whole = train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False)
+    assert time_left() is None
+    with checkpoints(tmp_path, every_s=1e9), deadline(0), pytest.raises(BudgetSpent, match="step 10 of 40"):
+        train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False)
+    with checkpoints(tmp_path, every_s=1e9), deadline(3600):
+        resumed = train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False)
+    assert resumed.resumed_at == 10
+    np.testing.assert_array_equal(resumed.train_loss, whole.train_loss)
+    np.testing.assert_array_equal(resumed.metrics["test"]["acc"], whole.metrics["test"]["acc"])
+    with pytest.raises(ValueError, match="seconds"):
+        with deadline(float("nan")):
+            pass

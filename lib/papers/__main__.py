@@ -1,0 +1,51 @@
+"""``python -m lib.papers queue --budget SECONDS [NAME ...]``: the paper-scale queue
+(:mod:`lib.papers.queue`); ``python -m lib.papers status [NAME ...]``: how far each paper-scale
+sweep has got, without running anything."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv=None) -> int:
+    from . import queue
+
+    parser = argparse.ArgumentParser(prog="python -m lib.papers", description=__doc__)
+    parser.add_argument("command", choices=["queue", "status"])
+    parser.add_argument("names", nargs="*", help="papers (e.g. chen2024) or sweeps (chen2024.figure2_paper_sizes); "
+                                                 "default: all, in the queue's priority")
+    parser.add_argument("--budget", type=float, default=None, help="queue: seconds to spend (required)")
+    parser.add_argument("--margin", type=float, default=0.0,
+                        help="queue: stop trainings this many seconds before the budget ends (for saving)")
+    parser.add_argument("--per-sweep", type=float, default=None,
+                        help="queue: seconds at most per sweep, then the next one (default: no cap)")
+    parser.add_argument("--device", default=None)
+    args = parser.parse_intermixed_args(argv)
+    try:
+        sweeps = queue.ordered_sweeps(args.names)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.command == "status":
+        outcomes = []
+        for sweep in sweeps:
+            try:
+                outcomes.append(queue.status(sweep))
+            except Exception as error:  # noqa: BLE001 - a config that cannot be defined
+                outcomes.append(queue.Outcome(f"{sweep.paper}.{sweep.key}", "failed",
+                                              message=f"{type(error).__name__}: {error}"))
+        print(queue.table(outcomes))
+        return 0
+    if args.budget is None or not args.budget > 0:
+        parser.error("queue needs --budget SECONDS > 0")
+    if not 0 <= args.margin < args.budget:
+        parser.error("--margin must be in [0, budget)")
+    from ..runtime import pick_device
+
+    outcomes = queue.run_queue(args.budget, args.names, per_sweep_s=args.per_sweep, device=pick_device(args.device),
+                               margin_s=args.margin)
+    print(queue.table(outcomes), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
