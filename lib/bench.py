@@ -332,21 +332,59 @@ def paper_cost(only=None, probe: int = 20, device=None, limit_s: float | None = 
     return {"what": "paper_cost", "members": 0, "steps": probe, "sweeps": rows}
 
 
+# ----------------------------------------------------------------------------- from a log
+_COST_ROW = re.compile(r"^\s+(?P<sweep>\w+\.\w+)\s+(?P<groups>\d+) groups\s+(?P<steps>\d+) steps\s+(?P<ms>[\d.]+) ms/step"
+                       r"\s+setup\s+(?P<setup>[\d.]+)s\s+~(?P<hours>[\d.?]+) h")
+_COST_FAIL = re.compile(r"^\s+(?P<sweep>\w+\.\w+)\s+FAILED after (?P<wall>\d+)s: (?P<error>.*)$")
+
+
+def records_from_log(text: str) -> list[dict]:
+    """The ``suite`` and ``paper_cost`` records that ``tests/gpu/run.sh`` printed, read back from
+    its log (for a run whose saved files did not come back): the suite's record is printed whole
+    as JSON; paper-cost rows are printed rounded (0.1 ms, 0.1 s, 0.01 h), and are kept so, with
+    ``"from_log": true``."""
+    out = []
+    start = text.find('{\n "what": "suite"')
+    if start >= 0:
+        depth = 0
+        for i in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            if depth == 0:
+                out.append(dict(json.loads(text[start:i + 1]), from_log=True))
+                break
+    rows = []
+    for line in text.splitlines():
+        if (m := _COST_ROW.match(line)):
+            hours = None if m["hours"] == "?" else float(m["hours"])
+            rows.append({"sweep": m["sweep"], "groups": int(m["groups"]), "steps": int(m["steps"]),
+                         "s_per_step": float(m["ms"]) / 1e3, "setup_s": float(m["setup"]), "estimate_h": hours})
+        elif (m := _COST_FAIL.match(line)):
+            rows.append({"sweep": m["sweep"], "error": m["error"].strip(), "probe_wall_s": float(m["wall"])})
+    if rows:
+        out.append({"what": "paper_cost", "members": 0, "steps": None, "sweeps": rows, "from_log": True})
+    return out
+
+
 # ----------------------------------------------------------------------------- saving
-def save(record: dict, device) -> str:
-    """Append ``record`` to ``data/bench/<device>.json`` with the device and provenance."""
+def save(record: dict, device, *, device_label: str | None = None, torch_version: str | None = None,
+         threads: int | None = None) -> str:
+    """Append ``record`` to ``data/bench/<device>.json`` with the device and provenance
+    (``device_label``, ``torch_version`` and ``threads`` name another machine's, for records
+    read from its log)."""
     from .results import code_record, data_dir
 
-    name = re.sub(r"[^a-z0-9]+", "-", device_name(device).lower()).strip("-")[:60]
+    label = device_label or device_name(device)
+    name = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:60]
     path = data_dir() / "bench" / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    stored = json.loads(path.read_text()) if path.exists() else {"device": device_name(device), "runs": []}
+    stored = json.loads(path.read_text()) if path.exists() else {"device": label, "runs": []}
     if record["what"] == "paper_cost":  # rows of earlier calls (other sweeps) are kept, by sweep
         earlier = next((r for r in stored["runs"] if r["what"] == "paper_cost"), {"sweeps": []})
         mine = {row["sweep"] for row in record["sweeps"]}
         record = dict(record, sweeps=[r for r in earlier["sweeps"] if r["sweep"] not in mine] + record["sweeps"])
     stored["runs"] = [r for r in stored["runs"] if r["what"] != record["what"]] + [{
-        **record, "torch": torch.__version__, "threads": torch.get_num_threads(), **code_record("lib.bench")}]
+        **record, "torch": torch_version or torch.__version__, "threads": threads or torch.get_num_threads(),
+        **code_record("lib.bench")}]
     path.write_text(json.dumps(stored, indent=1) + "\n")
     return str(path)
 
@@ -354,7 +392,9 @@ def save(record: dict, device) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite"])
+    parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite", "from-log"])
+    parser.add_argument("--log", default=None, help="from-log: a tests/gpu/run.sh log whose saved files were lost")
+    parser.add_argument("--commit", default=None, help="from-log: the commit the logged run ran at")
     parser.add_argument("--only", nargs="*", default=None, help="paper-cost: only these sweeps (keys or names)")
     parser.add_argument("--probe", type=int, default=20, help="paper-cost: steps of the shorter probe run")
     parser.add_argument("--limit", type=float, default=None, help="paper-cost: seconds at most per sweep")
@@ -374,6 +414,22 @@ def main(argv=None) -> int:
         parser.error("--members and --steps must be positive")
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.which == "from-log":
+        if not args.log or not args.commit:
+            parser.error("from-log needs --log PATH and --commit COMMIT")
+        text = open(args.log, encoding="utf-8").read()
+        device_line = re.search(r"^device: (.+?)  \(torch", text, re.M)
+        torch_line = re.search(r"^torch (\S+) cuda", text, re.M)
+        threads = re.search(r"threads: (\d+)\)", text)
+        if not device_line or not torch_line:
+            parser.error(f"{args.log}: no 'device:' or 'torch ...' line; not a tests/gpu/run.sh log")
+        os.environ["ABC_GIT_COMMIT"] = args.commit
+        for record in records_from_log(text):
+            record["log"] = os.path.relpath(args.log)
+            print(f"{record['what']}: saved to " + save(record, None, device_label=device_line[1],
+                                                        torch_version=torch_line[1],
+                                                        threads=int(threads[1]) if threads else None))
+        return 0
     device = pick_device(args.device)
     if args.which == "paper-cost":
         print(f"device: {device_name(device)}  (torch threads: {torch.get_num_threads()})")
