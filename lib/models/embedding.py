@@ -154,7 +154,8 @@ def embed(model: nn.Module, c, x: torch.Tensor, dtype: torch.dtype) -> torch.Ten
         h = x @ model.W_in + model.b_in if c.embedding == "linear" else F.pad(x, (0, c.d_model - c.input_dim))
     if c.positions == "onehot":
         eye = torch.zeros(n, c.d_model, dtype=dtype, device=h.device)
-        eye[torch.arange(n), c.token_block + torch.arange(n)] = 1.0
+        rows = torch.arange(n, device=h.device)  # on the device: a CPU index cannot be captured in a CUDA graph
+        eye[rows, c.token_block + rows] = 1.0
         h = h + eye
     elif c.positions in ("learned", "sinusoidal"):
         h = h + model.W_pos[:n].to(dtype)

@@ -10,9 +10,9 @@
 #    $COST_S seconds in all and $COST_LIMIT per sweep;
 # 4. python -m lib.papers queue for the rest of the budget ($QUEUE names the sweeps, in order;
 #    $PER_SWEEP caps each one's share, so a short window advances several papers).
-# Everything it writes (logs, data/bench, data/*.paper.json, the checkpoints of a group in
-# progress) ends up in OUT_DIR/ as log.txt and data.tgz. Rerunning it with data.tgz unpacked
-# into the repository resumes the queue where it stopped.
+# Everything it writes ends up in OUT_DIR/: log.txt, results.tgz (data/bench, data/*.paper.json)
+# and, when they fit, the checkpoints of groups in progress as ckpt.tgz.* (cat ckpt.tgz.* | tar xz).
+# Unpacked into the repository (and the checkpoints carried), a rerun resumes the queue there.
 set -u
 BUDGET=${1:-540}
 OUT_DIR=${2:-${OUT:-gpu-out}}
@@ -22,8 +22,18 @@ PY=${PYTHON:-python3}
 start=$(date +%s)
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 step() { echo; echo "=== $1 ($(( $(date +%s) - start ))s of $BUDGET)"; }
-pack() { tar czf "$OUT_DIR/data.tgz" data/bench $(ls data/*.paper.json 2>/dev/null) \
-  $( [ -d data/checkpoints ] && echo data/checkpoints ) 2>/dev/null; }
+# results (small) and checkpoints (can be hundreds of MB) travel apart: the device tool brings back at
+# most 8 files of 16 MB, and a later call's copy of the tree removes what this one wrote outside
+# ignored paths, so everything must leave through OUT_DIR
+pack() {
+  tar czf "$OUT_DIR/results.tgz" data/bench $(ls data/*.paper.json 2>/dev/null) 2>/dev/null
+  rm -f "$OUT_DIR"/ckpt.tgz.*
+  if [ -d data/checkpoints ] && [ "$(du -sm data/checkpoints | cut -f1)" -le ${CKPT_MB:-55} ]; then
+    tar czf - data/checkpoints | split -b 15M - "$OUT_DIR/ckpt.tgz."
+  elif [ -d data/checkpoints ]; then
+    echo "checkpoints: $(du -sh data/checkpoints | cut -f1), too large to bring back (groups in progress restart)"
+  fi
+}
 {
 step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv

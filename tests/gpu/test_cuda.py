@@ -63,18 +63,31 @@ def test_every_family_runs_forward_and_backward_on_cuda_as_on_the_cpu(name):
 
 @pytest.mark.parametrize("name", list(FAMILIES))
 def test_the_captured_graph_replays_the_eager_trajectory_of_every_family(name):
-    """vmap over members and autograd inside one CUDA graph: the same numbers as the eager step
-    (the same kernels run, so float32 agrees bit for bit or to a few ulps)."""
+    """vmap over members and autograd inside one CUDA graph give the eager step's numbers.
+
+    The same kernels run, so where the eager step is deterministic (two eager runs agree bit for
+    bit) the graph must agree to float32 rounding over the whole run. Where it is not, Adam
+    amplifies last-bit differences within a few dozen steps: the graph must then agree on the
+    first steps, before they grow, and stay within the eager runs' own spread. (On an H100 on
+    2026-11-26, RetNet's graph drifted from the eager run by 2e-5 at step 10 and 3% by step 18,
+    the nine other families agreed to 1e-5; the eager-vs-eager spread was not measured then.
+    RetNet alone has a GroupNorm, whose CUDA backward may reduce in a varying order.)"""
     if CUDA.type != "cuda":
         pytest.skip("graph capture needs CUDA")
     config = FAMILIES[name]
     eager = train(config, [1, 2], CONFIG, TASK, {"test": TASK}, device=CUDA, progress=False, graph=False)
+    again = train(config, [1, 2], CONFIG, TASK, {"test": TASK}, device=CUDA, progress=False, graph=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a failed capture falls back with a warning
         graphed = train(config, [1, 2], CONFIG, TASK, {"test": TASK}, device=CUDA, progress=False, graph=True)
-    np.testing.assert_allclose(graphed.train_loss, eager.train_loss, rtol=1e-5, atol=1e-6)
-    for n, p in eager.params.items():
-        torch.testing.assert_close(graphed.params[n], p, rtol=1e-4, atol=1e-5, msg=n)
+    spread = np.abs(again.train_loss - eager.train_loss).max()
+    if spread == 0:
+        np.testing.assert_allclose(graphed.train_loss, eager.train_loss, rtol=1e-5, atol=1e-6)
+        for n, p in eager.params.items():
+            torch.testing.assert_close(graphed.params[n], p, rtol=1e-4, atol=1e-5, msg=n)
+    else:
+        np.testing.assert_allclose(graphed.train_loss[:, :3], eager.train_loss[:, :3], rtol=1e-5, atol=1e-6)
+        assert np.abs(graphed.train_loss - eager.train_loss).max() <= 10 * spread + 1e-6
 
 
 def test_float64_training_on_cuda_matches_the_cpu():
