@@ -338,6 +338,38 @@ def paper_cost(only=None, probe: int = 20, device=None, limit_s: float | None = 
     return {"what": "paper_cost", "members": 0, "steps": probe, "sweeps": rows}
 
 
+def measured_costs(sweep: str) -> list[dict]:
+    """Every ``paper-cost`` row stored under ``data/bench/`` for ``sweep`` (``paper.key``), each
+    with its device: what the paper scale of that sweep was measured to cost, and where."""
+    from .results import data_dir
+
+    rows = []
+    for path in sorted((data_dir() / "bench").glob("*.json")):
+        stored = json.loads(path.read_text())
+        for run in stored.get("runs", []):
+            for row in run.get("sweeps", []) if run.get("what") == "paper_cost" else []:
+                if row.get("sweep") == sweep:
+                    rows.append({**row, "device": stored.get("device"), "torch": run.get("torch"),
+                                 "git_commit": run.get("git_commit")})
+    return rows
+
+
+def cost_line(sweep: str) -> str:
+    """One line per device on which ``sweep``'s paper scale was measured (for a chapter)."""
+    out = []
+    for row in measured_costs(sweep):
+        if "error" in row:
+            out.append(f"{row['device']}: not measured ({row['error']})")
+        elif row.get("estimate_h") is not None:
+            out.append(f"{row['device']}: {1e3 * row['s_per_step']:.1f} ms per step of a group, "
+                       f"{row['steps']:,} steps in {row['groups']} groups: about "
+                       + (f"{row['estimate_h']:.0f} hours " if row["estimate_h"] >= 2 else
+                          f"{60 * row['estimate_h']:.0f} minutes ")
+                       + 
+                       f"(estimated from its first and last groups)")
+    return "; ".join(out) or "no measured cost yet (python -m lib.bench paper-cost --save on a GPU)"
+
+
 # ----------------------------------------------------------------------------- from a log
 _COST_ROW = re.compile(r"^\s+(?P<sweep>\w+\.\w+)\s+(?P<groups>\d+) groups\s+(?P<steps>\d+) steps\s+(?P<ms>[\d.]+) ms/step"
                        r"\s+setup\s+(?P<setup>[\d.]+)s\s+~(?P<hours>[\d.?]+) h")

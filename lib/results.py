@@ -358,10 +358,15 @@ class Result:
 
         return pd.DataFrame(self.rows())
 
+    def progress(self) -> str:
+        """``"complete"`` or ``"partial: k of n grid points"`` (a run stopped at a budget)."""
+        return "complete" if self.complete else f"partial: {len(self.points)} of {len(self.grid)} grid points"
+
     def label(self) -> str:
         """Short provenance line for figure captions."""
         prov = self.provenance
-        return (f"{self.name} · scale={self.scale} · {prov.get('device', '?')} · "
+        part = "" if self.complete else f" · {len(self.points)}/{len(self.grid)} points"
+        return (f"{self.name} · scale={self.scale}{part} · {prov.get('device', '?')} · "
                 f"{self.wall_s:.0f}s · lib {self.code.get('lib_hash', '?')[:8]}")
 
     def to_json(self) -> dict:
@@ -569,6 +574,17 @@ class Sweep:
     def load(self, scale: str) -> Result | None:
         """The saved result at ``scale`` if it exists (whatever its config)."""
         return load(self.name, scale)
+
+    def paper_result(self) -> Result | None:
+        """The stored paper-scale result if it was computed with this sweep's paper-scale
+        definition, complete or not (a queue stopped at its budget stores the groups it finished:
+        :attr:`Result.complete` and :meth:`Result.progress` say how far it got); None otherwise."""
+        stored = load(self.name, "paper")
+        config, grid = self.define("paper")
+        if stored is None or stored.config != _jsonable(dict(config)) or \
+                stored.grid != [_jsonable(dict(g)) for g in grid]:
+            return None
+        return stored
 
 
 def paper_sweeps(paper: str) -> dict[str, Sweep]:

@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import claims, plots
+from lib import bench, claims, plots
 from lib.papers.bhattamishra2024 import sweeps
 from lib.plots import table
 
@@ -145,6 +145,26 @@ record(ref="Figure 2a-b", label="sep-fig2ab", result=idx,
        passed=idx_sep and idx_trend, partly=idx_sep,
        reduced=f"|Σ| = 4 and N <= {longest} instead of |Σ| = 64 and N <= 400; {idx.config['steps']} steps",
        substitute=f"without {', '.join(missing)}" if missing else None)
+
+# %% [markdown]
+# (sep-fig2ab-paper-scale)=
+# ### At the paper's scale, on a GPU (partial)
+#
+# The `paper` scale of `index_lookup` is Figure 2a-b's own: |Σ| = 64, N from 20 to 400, TF-(1,64)
+# against LSTM-(1,256) and LSTM-(3,256), four learning rates, 20,000 steps. It ran on an H100
+# for two short windows through the paper-scale queue, which stores each finished point. One
+# point cannot tell the transformer from the recurrent models, so it records no verdict; the
+# table shows what the stored points say, and the cost line what the rest would take.
+
+# %% tags=["hide-input"]
+idx_gpu = sweeps.SWEEPS["index_lookup"].paper_result()
+if idx_gpu is None:
+    print("no paper-scale result of index_lookup in data/ yet")
+else:
+    print(f"{idx_gpu.name}: {idx_gpu.progress()}; {idx_gpu.provenance['device']}, "
+          f"commit {idx_gpu.provenance['git_commit']}, {idx_gpu.wall_s:.0f} s")
+    display(table(best_table(idx_gpu), index=False))
+    print("measured cost of the whole sweep:", bench.cost_line("bhattamishra2024.index_lookup"))
 
 # %% [markdown]
 # At the same step budget the transformer reads the queried symbol at every length, while the

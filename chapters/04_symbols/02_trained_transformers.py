@@ -167,6 +167,34 @@ record(ref="Figures 1 and 21 (a_h I)", label="sy-figure-21", reduced=REDUCED, re
        passed=bool(kq_helps and kq_tenfold), partly=bool(any(gain > 0.2 for gain in kq_gain.values())))
 
 # %% [markdown]
+# (sy-figure-21-paper-scale)=
+# ### At the paper's scale, on a GPU (partial)
+#
+# The `paper` scale of `identity_scalings` is the paper's model (d = 128, two layers, 16 heads of
+# 64) with n up to 8,192 and five seeds. It ran on an H100 for one short window through the
+# paper-scale queue, which stores each finished point: the vanilla arm of αβα vs αββ up to some n.
+# That arm alone cannot test the claim, which compares variants, so it records no verdict; the
+# table shows where the vanilla transformer's test loss stands at the paper's size.
+
+# %% tags=["hide-input"]
+gpu_res = sweeps.SWEEPS["identity_scalings"].paper_result()
+if gpu_res is None:
+    print("no paper-scale result of identity_scalings in data/ yet")
+else:
+    print(f"{gpu_res.name}: {gpu_res.progress()}; {gpu_res.provenance['device']}, "
+          f"commit {gpu_res.provenance['git_commit']}, {gpu_res.wall_s:.0f} s")
+    done = sorted({(p["point"]["task"], p["point"]["variant"]) for p in gpu_res.points})
+    gpu_rows = []
+    for t, v in done:
+        points = sorted((p["point"]["n"], p["result"]["test"]) for p in gpu_res.points
+                        if (p["point"]["task"], p["point"]["variant"]) == (t, v))
+        gpu_rows.append({"task": t, "variant": v, "seeds": len(points[0][1]),
+                         **{f"n = {n}": np.mean(test) for n, test in points}})
+    display(table(pd.DataFrame(gpu_rows).set_index(["task", "variant"])))
+    missing = sorted({(p["task"], p["variant"]) for p in gpu_res.grid} - set(done))
+    print("not run yet:", "; ".join(f"{t} {v}" for t, v in missing))
+
+# %% [markdown]
 # (sy-majority)=
 # ## Figures 16 and 22: majority tasks get harder with length
 #
