@@ -654,18 +654,9 @@ def _same(stored, new, prefix: bool, path: str = "") -> str | None:
     return None if stored == new or both_nan else f"{path}: stored {stored!r}, now {new!r}"
 
 
-def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool, str]:
-    """Re-run a cheap part of a stored result with the current code: the group of grid points
-    that took least time (one such group for every value of the sweep's ``verify_by``
-    coordinates), only its first ``verify_steps`` steps if the sweep is truncatable. If every
-    number comes out identical, record in the file that the result was verified under the current
-    code (its files and hash), which makes it fresh; otherwise change nothing."""
-    if not result.complete:
-        return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
-    try:
-        sweep = find_sweep(result.name)
-    except KeyError as error:
-        return False, f"{result.name}: not a sweep of lib/papers, cannot be re-run ({error.args[0]})"
+def _cheap_part(result: Result, sweep: Sweep) -> tuple[list[list[dict]], int | None]:
+    """The groups :func:`verify` re-runs (the one that took least time, for every value of the
+    sweep's ``verify_by`` coordinates) and the steps it runs them for (None: in full)."""
     walls = {json.dumps(p["point"], sort_keys=True): p["wall_s"] for p in result.points}
     cheapest: dict[str, list[dict]] = {}
     for group in _groups(result.grid, sweep.group_by):
@@ -673,26 +664,130 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
         cost = sum(walls[json.dumps(p, sort_keys=True)] for p in group)
         if key not in cheapest or cost < sum(walls[json.dumps(p, sort_keys=True)] for p in cheapest[key]):
             cheapest[key] = group
-    stop_after = sweep.verify_steps if sweep.truncatable else None
-    how = f"first {stop_after} steps" if stop_after else "in full"
-    start = time.perf_counter()
-    for group in cheapest.values():
+    return list(cheapest.values()), (sweep.verify_steps if sweep.truncatable else None)
+
+
+def _rerun(result: Result, sweep: Sweep, groups: list[list[dict]], stop_after, device=None,
+           progress: bool = True) -> list[list[dict]]:
+    """The metrics of ``groups`` recomputed with the code in this process."""
+    out = []
+    for group in groups:
         if progress:
+            how = f"first {stop_after} steps" if stop_after else "in full"
             print(f"[verify {result.name}] {len(group)} point(s) from {group[0]}, {how}", flush=True)
         new = sweep.run(result.config, [dict(p) for p in group], scale=result.scale, device=device,
                         stop_after=stop_after)
-        for point, value in zip(group, new):
-            new_value = finite_or_declared(result.name, point, _jsonable(value), sweep.nonfinite)
+        out.append([finite_or_declared(result.name, point, _jsonable(value), sweep.nonfinite)
+                    for point, value in zip(group, new)])
+    return out
+
+
+def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool, str]:
+    """Re-run a cheap part of a stored result with the current code: the group of grid points
+    that took least time (one such group for every value of the sweep's ``verify_by``
+    coordinates), only its first ``verify_steps`` steps if the sweep is truncatable. If every
+    number comes out identical, record in the file that the result was verified under the current
+    code (its files and hash), which makes it fresh; otherwise change nothing.
+
+    Float32 training is not bit-reproducible across processors (another CPU's kernels round
+    differently, and the differences grow over training), so a result computed on another machine
+    fails this even when the code has not changed; :func:`verify_against` checks a code change on
+    this machine instead."""
+    if not result.complete:
+        return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
+    try:
+        sweep = find_sweep(result.name)
+    except KeyError as error:
+        return False, f"{result.name}: not a sweep of lib/papers, cannot be re-run ({error.args[0]})"
+    groups, stop_after = _cheap_part(result, sweep)
+    how = f"first {stop_after} steps" if stop_after else "in full"
+    start = time.perf_counter()
+    for group, values in zip(groups, _rerun(result, sweep, groups, stop_after, device, progress)):
+        for point, new_value in zip(group, values):
             where = _same(result.get_exact(point), new_value, stop_after is not None)
             if where:
                 return False, f"{result.name}: {point} differs at {where}"
     wall = time.perf_counter() - start
-    points = [p for group in cheapest.values() for p in group]
+    points = [p for group in groups for p in group]
     checked = f"{len(points)} point(s) {points}, {how}"
     record = {**code_record(sweep.run.__module__), "checked": checked, "wall_s": wall}
     result.provenance.setdefault("verified", []).append(record)
     save(result)
     return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {record['lib_hash']}"
+
+
+_OLD_CODE_SCRIPT = """
+import json, sys
+from lib import results
+spec = json.loads(sys.stdin.read())
+stored = results._read(results.Path(spec["path"]))
+sweep = results.find_sweep(stored.name)
+code = stored.code
+out = {"hash": results.code_hash(code.get("lib_files", []), code.get("hash_version", 1)), "values": []}
+for group in spec["groups"]:
+    new = sweep.run(stored.config, [dict(p) for p in group], scale=stored.scale, device=spec["device"],
+                    stop_after=spec["stop_after"])
+    out["values"].append([results.finite_or_declared(stored.name, p, results._jsonable(v), sweep.nonfinite)
+                          for p, v in zip(group, new)])
+print("@@RESULT@@" + json.dumps(out, allow_nan=True))
+"""
+
+
+def verify_against(result: Result, commit: str, *, device=None, progress: bool = True) -> tuple[bool, str]:
+    """Check a code change on this machine: re-run :func:`verify`'s cheap part with the ``lib`` of
+    ``commit`` (checked out in a temporary git worktree) and with the current ``lib``, both here.
+    The result is marked verified under the current code only if ``commit``'s files hash to the
+    code that computed (or last verified) the stored result, and the two runs agree bit for bit:
+    then the change does not alter what the result computes, whichever processor made it (the
+    stored numbers themselves may differ from this machine's in the last bits of float32)."""
+    if not result.complete:
+        return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
+    try:
+        sweep = find_sweep(result.name)
+    except KeyError as error:
+        return False, f"{result.name}: not a sweep of lib/papers, cannot be re-run ({error.args[0]})"
+    import tempfile
+
+    from .runtime import device_name
+
+    groups, stop_after = _cheap_part(result, sweep)
+    device_text = str(device) if device is not None else "cpu"
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "old"
+        made = subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=ROOT,
+                              capture_output=True, text=True)
+        if made.returncode:
+            return False, f"{result.name}: cannot check out {commit}: {made.stderr.strip()}"
+        try:
+            spec = json.dumps({"path": str(result.path), "groups": groups, "stop_after": stop_after,
+                               "device": device_text})
+            env = {**os.environ, "PYTHONPATH": str(tree)}
+            old = subprocess.run([sys.executable, "-c", _OLD_CODE_SCRIPT], cwd=tree, input=spec, env=env,
+                                 capture_output=True, text=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+        if old.returncode or "@@RESULT@@" not in old.stdout:
+            return False, f"{result.name}: the code of {commit} failed: {old.stderr.strip()[-400:]}"
+        old_out = json.loads(old.stdout.split("@@RESULT@@", 1)[1])
+        if old_out["hash"] != result.code.get("lib_hash"):
+            return False, (f"{result.name}: {commit} is not the code that computed it (its files hash to "
+                           f"{old_out['hash']}, the result records {result.code.get('lib_hash')})")
+        new_values = _rerun(result, sweep, groups, stop_after, device_text, progress)
+    for group, old_values, values in zip(groups, old_out["values"], new_values):
+        for point, a, b in zip(group, old_values, values):
+            where = _same(a, b, False)
+            if where:
+                return False, f"{result.name}: {point}: the code of {commit} and the current code differ at {where}"
+    wall = time.perf_counter() - start
+    how = f"first {stop_after} steps" if stop_after else "in full"
+    points = [p for group in groups for p in group]
+    checked = (f"{len(points)} point(s) {points}, {how}: identical under the code of {commit} and the current code, "
+               f"both run on {device_name(device_text)}")
+    record = {**code_record(sweep.run.__module__), "checked": checked, "against": commit, "wall_s": wall}
+    result.provenance.setdefault("verified", []).append(record)
+    save(result)
+    return True, f"{result.name}: {checked} ({wall:.0f}s); now verified under lib {record['lib_hash']}"
 
 
 def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequence[str] | None = None) -> int:
@@ -740,11 +835,13 @@ def check(directory: Path | None = None) -> list[Result]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m lib.results {check|list|rehash|verify NAME [NAME ...] [--scale SCALE] | verify --stale}\n"
+    usage = ("usage: python -m lib.results {check|list|rehash|verify NAME [NAME ...] [--scale SCALE] | verify --stale}"
+             " [--against COMMIT]\n"
              "  list    every result under data/ with its scale, size and provenance\n"
              "  check   the results whose lib code hash no longer matches (exit 1 if any)\n"
              "  verify  re-run a cheap part of a result with the current code; if the numbers are\n"
-             "          identical, record it as verified under the current code (exit 1 if not)\n"
+             "          identical, record it as verified under the current code (exit 1 if not);\n"
+             "          --against COMMIT: compare COMMIT's code with the current code on this machine\n"
              "  rehash  re-express the hash of every fresh result in the current hash version")
     if argv[:1] not in (["check"], ["list"], ["verify"], ["rehash"]):
         print(usage)
@@ -766,6 +863,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[0] == "verify":
         rest = argv[1:]
         scale = "default"
+        against = None
+        if "--against" in rest:
+            i = rest.index("--against")
+            if i + 1 >= len(rest) or rest[i + 1].startswith("--"):
+                print("verify --against needs a commit")
+                return 2
+            against, rest = rest[i + 1], rest[:i] + rest[i + 2:]
         if "--scale" in rest:
             i = rest.index("--scale")
             scale = _scale.validate(rest[i + 1]) if i + 1 < len(rest) else "?"
@@ -783,7 +887,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         failed = 0
         for r in todo:
-            ok, message = verify(r)
+            ok, message = verify(r) if against is None else verify_against(r, against)
             print(("ok    " if ok else "FAIL  ") + message, flush=True)
             failed += not ok
         return 1 if failed else 0

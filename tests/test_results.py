@@ -272,3 +272,35 @@ def test_paper_sweeps_merge_later_modules_and_find_sweep_reads_them():
         find_sweep("nosuchpaper_fig1")
     with pytest.raises(KeyError, match="no such sweep"):
         find_sweep("mahdavi2024_nosuch")
+
+
+def _lib_committed() -> bool:
+    import subprocess
+
+    out = subprocess.run(["git", "status", "--porcelain", "--", "lib"], cwd=results.ROOT, capture_output=True,
+                         text=True)
+    return out.returncode == 0 and not out.stdout.strip()
+
+
+@pytest.mark.skipif(not _lib_committed(), reason="lib has uncommitted changes: HEAD's code is not the current code")
+def test_verify_against_an_older_commit_compares_its_code_with_the_current_code_on_this_machine(store):
+    """verify_against: the code of a commit, checked out in a git worktree, and the current code
+    re-run the same cheap part here; it verifies only if that commit's files are the code that
+    computed the result and both runs agree bit for bit."""
+    from lib.papers.course import sweeps
+
+    sweep = sweeps.SWEEPS["width_length"]
+    config = {"widths": [4], "lengths": [4], "seeds": [0], "steps": 6, "lr": 1e-2, "batch_size": 8, "n_symbols": 4}
+    results.run(sweep.name, config, [{"width": 4, "length": 4}], run_group=sweep.runner(config, "default"),
+                code=sweep.run, scale="default", progress=False, sweep="course.width_length")
+    ok, message = results.verify_against(results.load(sweep.name, "default"), "HEAD", progress=False)
+    assert ok, message
+    record = results.load(sweep.name, "default").provenance["verified"][-1]
+    assert record["against"] == "HEAD" and "identical under the code of HEAD" in record["checked"]
+    # a commit whose files hash otherwise (the first commit of lib/papers/course) did not compute it
+    first = __import__("subprocess").run(["git", "log", "--format=%H", "--reverse", "--", "lib/papers/course/sweeps.py"],
+                                         cwd=results.ROOT, capture_output=True, text=True).stdout.split()[0]
+    ok, message = results.verify_against(results.load(sweep.name, "default"), first, progress=False)
+    assert not ok and ("not the code that computed it" in message or "failed" in message), message
+    ok, message = results.verify_against(results.load(sweep.name, "default"), "no-such-commit", progress=False)
+    assert not ok and "cannot check out" in message
