@@ -280,15 +280,14 @@ else:
     print(f"{fig2_gpu.name}: {fig2_gpu.progress()}; {fig2_gpu.provenance['device']}, "
           f"commit {fig2_gpu.provenance['git_commit']}, {fig2_gpu.wall_s:.0f} s")
     print("measured cost of the whole sweep:", bench.cost_line("chen2024.figure2_paper_sizes"))
-    cells = []
-    for p in fig2_gpu.grid:
-        for a in p["archs"]:
-            done = has_task(fig2_gpu, p["task"], p["init"])
-            small = fig2p_final(p["task"], p["init"], a) if has_task(fig2p, p["task"], p["init"]) else []
-            cells.append({"task": TITLES[p["task"]], "init": p["init"], "model": arch_label(a),
-                          f"{fig2p.scale} scale": " ".join(f"{v:.2f}" for v in small) or "-",
-                          "paper scale": " ".join(f"{v:.2f}" for v in final(fig2_gpu, p["task"], p["init"], a))
-                          if done else "not run yet"})
+    def seeds_text(result, task, init, arch):  # each seed's final accuracy, if this run trained it
+        runs = curves(result, task=task, init=init) if has_task(result, task, init) else {}
+        return " ".join(f"{v:.2f}" for v in runs[tuple(arch)].final) if tuple(arch) in runs else None
+
+    cells = [{"task": TITLES[p["task"]], "init": p["init"], "model": arch_label(a),
+              f"{fig2p.scale} scale": seeds_text(fig2p, p["task"], p["init"], a) or "-",
+              "paper scale": seeds_text(fig2_gpu, p["task"], p["init"], a) or "not run yet"}
+             for p in fig2_gpu.grid for a in p["archs"]]
     display(plots.table(pd.DataFrame(cells).set_index(["task", "init", "model"])))
 
 # %% tags=["hide-input"]
