@@ -147,6 +147,19 @@ record(ref="Figure 2a-b", label="sep-fig2ab", result=idx,
        substitute=f"without {', '.join(missing)}" if missing else None)
 
 # %% [markdown]
+# At the same step budget the transformer reads the queried symbol at every length, while the
+# recurrent models, twice as wide or more, fall towards chance as $N$ grows, at each learning
+# rate of their grid (the table's columns): the paper's qualitative picture, at lengths ten
+# times shorter. The verdict asks more: that every recurrent model *degrades*, doing clearly
+# better at the shortest length than at its longest. A model that is already poor at the
+# shortest length (in our runs RetNet, whose retention decays a head's memory geometrically)
+# fails everywhere without a trend, which leaves the claim only partly shown. Mamba ran to
+# $N = 20$ only: its pure-PyTorch scan costs about 0.8 s a step at $N = 40$ on this CPU. The lower
+# bound does not force this: an LSTM of 64 units with 32-bit numbers could hold $2^{11}$ bits,
+# far more than the $2 \times 40$ bits of a length-40 string. What the experiment shows is what
+# is *learned* in a budget, which is how the paper frames it too.
+
+# %% [markdown]
 # (sep-fig2ab-paper-scale)=
 # ### At the paper's scale, on a GPU (partial)
 #
@@ -165,19 +178,6 @@ else:
           f"commit {idx_gpu.provenance['git_commit']}, {idx_gpu.wall_s:.0f} s")
     display(table(best_table(idx_gpu), index=False))
     print("measured cost of the whole sweep:", bench.cost_line("bhattamishra2024.index_lookup"))
-
-# %% [markdown]
-# At the same step budget the transformer reads the queried symbol at every length, while the
-# recurrent models, twice as wide or more, fall towards chance as $N$ grows, at each learning
-# rate of their grid (the table's columns): the paper's qualitative picture, at lengths ten
-# times shorter. The verdict asks more: that every recurrent model *degrades*, doing clearly
-# better at the shortest length than at its longest. A model that is already poor at the
-# shortest length (in our runs RetNet, whose retention decays a head's memory geometrically)
-# fails everywhere without a trend, which leaves the claim only partly shown. Mamba ran to
-# $N = 20$ only: its pure-PyTorch scan costs about 0.8 s a step at $N = 40$ on this CPU. The lower
-# bound does not force this: an LSTM of 64 units with 32-bit numbers could hold $2^{11}$ bits,
-# far more than the $2 \times 40$ bits of a length-40 string. What the experiment shows is what
-# is *learned* in a budget, which is how the paper frames it too.
 
 # %% [markdown]
 # (sep-fig2c)=
