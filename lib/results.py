@@ -21,6 +21,7 @@ steps) and, only if the numbers come out identical, records it as verified under
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -724,9 +725,12 @@ stored = results._read(results.Path(spec["path"]))
 sweep = results.find_sweep(stored.name)
 code = stored.code
 out = {"hash": results.code_hash(code.get("lib_files", []), code.get("hash_version", 1)), "values": []}
+import contextlib
+from lib.train import step_limit
 for group in spec["groups"]:
-    new = sweep.run(stored.config, [dict(p) for p in group], scale=stored.scale, device=spec["device"],
-                    stop_after=spec["stop_after"])
+    with step_limit(spec["limit"]) if spec["limit"] else contextlib.nullcontext():
+        new = sweep.run(stored.config, [dict(p) for p in group], scale=stored.scale, device=spec["device"],
+                        stop_after=spec["stop_after"])
     out["values"].append([results.finite_or_declared(stored.name, p, results._jsonable(v), sweep.nonfinite)
                           for p, v in zip(group, new)])
 print("@@RESULT@@" + json.dumps(out, allow_nan=True))
@@ -739,7 +743,11 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
     The result is marked verified under the current code only if ``commit``'s files hash to the
     code that computed (or last verified) the stored result, and the two runs agree bit for bit:
     then the change does not alter what the result computes, whichever processor made it (the
-    stored numbers themselves may differ from this machine's in the last bits of float32)."""
+    stored numbers themselves may differ from this machine's in the last bits of float32).
+
+    Both runs compare two computations, not a computation with stored numbers, so a sweep that
+    cannot be truncated runs every training for its first ``verify_steps`` steps only
+    (:func:`lib.train.step_limit`): the same code paths at a fraction of the cost."""
     if not result.complete:
         return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
     try:
@@ -751,6 +759,7 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
     from .runtime import device_name
 
     groups, stop_after = _cheap_part(result, sweep)
+    limit = None if stop_after else sweep.verify_steps
     device_text = str(device) if device is not None else "cpu"
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -761,7 +770,7 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
             return False, f"{result.name}: cannot check out {commit}: {made.stderr.strip()}"
         try:
             spec = json.dumps({"path": str(result.path), "groups": groups, "stop_after": stop_after,
-                               "device": device_text})
+                               "device": device_text, "limit": limit})
             env = {**os.environ, "PYTHONPATH": str(tree)}
             old = subprocess.run([sys.executable, "-c", _OLD_CODE_SCRIPT], cwd=tree, input=spec, env=env,
                                  capture_output=True, text=True)
@@ -773,14 +782,17 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
         if old_out["hash"] != result.code.get("lib_hash"):
             return False, (f"{result.name}: {commit} is not the code that computed it (its files hash to "
                            f"{old_out['hash']}, the result records {result.code.get('lib_hash')})")
-        new_values = _rerun(result, sweep, groups, stop_after, device_text, progress)
+        from .train import step_limit
+
+        with step_limit(limit) if limit else contextlib.nullcontext():
+            new_values = _rerun(result, sweep, groups, stop_after, device_text, progress)
     for group, old_values, values in zip(groups, old_out["values"], new_values):
         for point, a, b in zip(group, old_values, values):
             where = _same(a, b, False)
             if where:
                 return False, f"{result.name}: {point}: the code of {commit} and the current code differ at {where}"
     wall = time.perf_counter() - start
-    how = f"first {stop_after} steps" if stop_after else "in full"
+    how = f"first {stop_after or limit} steps of every training"
     points = [p for group in groups for p in group]
     checked = (f"{len(points)} point(s) {points}, {how}: identical under the code of {commit} and the current code, "
                f"both run on {device_name(device_text)}")
