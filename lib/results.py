@@ -905,7 +905,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if failed else 0
     bad = check()
     for r in bad:
-        why = "incomplete" if not r.complete else f"lib changed since {r.code.get('git_commit')}"
+        why = (f"incomplete, {len(r.points)}/{len(r.grid)} points (a paper-scale run stopped at its budget: "
+               f"python -m lib.papers queue resumes it)" if not r.complete and r.scale == "paper" else
+               "incomplete" if not r.complete else f"lib changed since {r.code.get('git_commit')}")
         print(f"{r.path.name}: {why} (files: {', '.join(r.code.get('lib_files', []))})")
     unhashed = [r for r in results if not r.hashed]
     for r in unhashed:
