@@ -731,9 +731,22 @@ class _Checkpoint:
         return cls(context["dir"] / f"train-{context['count']:03d}.pt", context["every_s"], fingerprint)
 
     def load(self) -> dict | None:
+        """The saved state, read with ``weights_only=True`` (tensors, numbers, strings and
+        containers only: a file that would run code when unpickled is refused, never executed). A
+        file this trainer did not write, or a truncated one, is moved aside to ``*.unreadable``
+        with a warning naming it, and the run starts afresh."""
         if not self.path.exists():
             return None
-        state = torch.load(self.path, map_location="cpu", weights_only=False)
+        try:
+            state = torch.load(self.path, map_location="cpu", weights_only=True)
+            if not isinstance(state, dict) or not {"fingerprint", "params", "step"} <= set(state):
+                raise ValueError("not a state saved by lib.train")
+        except Exception as error:  # noqa: BLE001 - whatever is wrong with the file, it is not resumed
+            aside = self.path.with_suffix(".unreadable")
+            os.replace(self.path, aside)
+            warnings.warn(f"{self.path}: not a checkpoint of this trainer, or truncated ({type(error).__name__}: "
+                          f"{str(error)[:200]}); moved to {aside.name}, starting afresh", stacklevel=3)
+            return None
         if state.get("fingerprint") != self.fingerprint:
             warnings.warn(f"{self.path}: saved by another run (seeds, config or weights differ); starting afresh",
                           stacklevel=3)
@@ -758,11 +771,11 @@ def _restore(state, flat, optimizer, source, stopped_at, diverged_at, eval_steps
     flat.copy_(state["params"].to(device))
     optimizer.load_state_dict({k: v.to(device) if torch.is_tensor(v) else v for k, v in state["optimizer"].items()})
     source.load_state_dict(state["source"])
-    stopped_at[:] = state["stopped_at"]
-    diverged_at[:] = state.get("diverged_at", -1)
+    stopped_at[:] = np.asarray(state["stopped_at"])
+    diverged_at[:] = np.asarray(state.get("diverged_at", -1))
     optimizer.freeze(torch.as_tensor(_training(stopped_at, diverged_at), device=device))
     eval_steps[:] = state["eval_steps"]
-    history.update(state["history"])
+    history.update({n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()} for n, h in state["history"].items()})
     loss_log[:state["step"]] = state["loss_log"].to(device)
     return state["step"], state["wall_s"]
 
@@ -771,8 +784,9 @@ def _snapshot(flat, optimizer, source, stopped_at, diverged_at, eval_steps, step
               wall_s) -> dict:
     return {"params": flat.detach().cpu().clone(), "optimizer": {k: v.cpu() if torch.is_tensor(v) else v
                                                                 for k, v in optimizer.state_dict().items()},
-            "source": source.state_dict(), "stopped_at": stopped_at.copy(), "diverged_at": diverged_at.copy(),
-            "eval_steps": list(eval_steps),
-            "step": step, "history": {n: {m: [np.asarray(v) for v in vs] for m, vs in h.items()}
+            # tensors, not numpy arrays: the file must load with weights_only=True
+            "source": source.state_dict(), "stopped_at": torch.from_numpy(stopped_at.copy()),
+            "diverged_at": torch.from_numpy(diverged_at.copy()), "eval_steps": list(eval_steps),
+            "step": step, "history": {n: {m: [torch.from_numpy(np.array(v)) for v in vs] for m, vs in h.items()}
                                       for n, h in history.items()},
             "loss_log": loss_log[:step].cpu().clone(), "wall_s": wall_s}

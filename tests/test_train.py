@@ -287,3 +287,37 @@ def test_a_run_cut_by_its_time_budget_resumes_to_the_uninterrupted_numbers(tmp_p
     with pytest.raises(ValueError, match="seconds"):
         with deadline(float("nan")):
             pass
+
+
+class _RunsCode:
+    """A pickle that would run code when loaded with weights_only=False (here: write a file)."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_a_checkpoint_that_would_run_code_is_refused_unexecuted_and_a_truncated_one_is_set_aside(tmp_path):
+    from lib.train import checkpoints
+
+    config = TrainConfig(steps=20, lr=0.01, batch_size=8, eval_every=10)
+    clean = train(MODEL, [1], config, TASK, {"test": TASK}, progress=False)
+    marker = tmp_path / "pwned"
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    torch.save({"fingerprint": _RunsCode(marker), "params": torch.zeros(1), "step": 10}, saves / "train-001.pt")
+    with checkpoints(saves, every_s=0), pytest.warns(UserWarning, match=r"train-001\.pt: not a checkpoint"):
+        resumed = train(MODEL, [1], config, TASK, {"test": TASK}, progress=False)
+    assert not marker.exists()  # the pickle's code never ran
+    assert resumed.resumed_at == 0 and (saves / "train-001.unreadable").exists()
+    np.testing.assert_array_equal(resumed.train_loss, clean.train_loss)
+    # a run's own checkpoint, cut short as by a crash mid-write: set aside, the run starts afresh
+    data = (saves / "train-001.pt").read_bytes()
+    (saves / "train-001.pt").write_bytes(data[: len(data) // 2])
+    with checkpoints(saves, every_s=0), pytest.warns(UserWarning, match=r"train-001\.pt: not a checkpoint"):
+        again = train(MODEL, [1], config, TASK, {"test": TASK}, progress=False)
+    np.testing.assert_array_equal(again.train_loss, clean.train_loss)
+    with checkpoints(saves, every_s=0):  # and its own complete file loads with weights_only=True
+        assert train(MODEL, [1], config, TASK, {"test": TASK}, progress=False).resumed_at == 20
