@@ -35,6 +35,7 @@ import json
 import math
 import os
 import re
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -100,6 +101,8 @@ class Claim:
 
 def verdict(passed: bool, partly: bool = False, substitute: str | None = None) -> str:
     """The verdict that a check's outcome implies (see the module docstring)."""
+    passed = validate.boolean("claims.verdict", "passed", passed)
+    partly = validate.boolean("claims.verdict", "partly", partly)
     if passed:
         return "substituted" if substitute else "reproduced"
     return "partly" if partly else "not reproduced"
@@ -134,13 +137,15 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     if substitute is not None and (not isinstance(substitute, str) or not substitute.strip()):
         validate.fail("claims.record", "substitute", "None or a non-empty string naming the substitution", substitute,
                       validate.ArgumentTypeError)
+    for name, value in (("paper_value", paper_value), ("ours", ours)):
+        _check_reported(name, value)
     scale = _scale.validate(scale) if scale is not None else _scale.current()
     claim = Claim(paper=paper, ref=ref, statement=statement, paper_value=str(paper_value), ours=str(ours),
                   verdict=verdict(passed, partly, substitute), scale=scale, chapter=chapter, label=label,
                   note="; ".join(x for x in (f"substitute: {substitute}" if substitute else "", note) if x))
     path = _path(chapter, scale)
     path.parent.mkdir(parents=True, exist_ok=True)
-    claims = json.loads(path.read_text()) if path.exists() else []
+    claims = _read_claims(path) if path.exists() else []
     same = [i for i, c in enumerate(claims) if c["paper"] == paper and c["ref"] == ref]
     if same:  # an update keeps its place, so the file (and the report card) keep the chapter's order
         claims[same[0]] = asdict(claim)
@@ -152,6 +157,32 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     os.replace(tmp, path)
     print(f"[claim] {ref}: {claim.verdict}\n  ours:  {claim.ours}\n  paper: {claim.paper_value}  ({scale} scale)")
     return claim
+
+
+def _check_reported(name: str, value) -> None:
+    """A claim's reported value is text or a finite number: never NaN or infinity (a failed
+    computation), never an object whose text would be its memory address."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        validate.fail("claims.record", name, "a string or a number", value, validate.ArgumentTypeError)
+    if isinstance(value, float) and not math.isfinite(value):
+        validate.fail("claims.record", name, "a finite number (a NaN or infinite result is not a claim)", value)
+    if isinstance(value, str) and value.strip().lower().lstrip("+-") in ("", "nan", "inf", "infinity"):
+        validate.fail("claims.record", name, "a non-empty text that is not just NaN or infinity", value)
+
+
+def _read_claims(path: Path) -> list[dict]:
+    """The claims stored in ``path``; a file that is not a list of claims is an error naming it
+    (never overwritten: fix or delete it, then rerun its chapter)."""
+    try:
+        claims = json.loads(path.read_text())
+        if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+            raise ValueError("not a list of claims")
+        for c in claims:
+            Claim(**c)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{path}: not a claims file ({type(error).__name__}: {str(error)[:200]}); it is left as it "
+                         "is: delete it and rerun its chapter to record its claims again") from None
+    return claims
 
 
 class Recorder:
@@ -195,7 +226,12 @@ def collect(directory: Path | None = None) -> list[Claim]:
     directory = directory or data_dir() / "claims"
     best: dict[tuple[str, str], tuple[Claim, int]] = {}
     for path in sorted(directory.glob("*.json")):
-        for position, raw in enumerate(json.loads(path.read_text())):
+        try:
+            stored = _read_claims(path)
+        except ValueError as error:  # one corrupt file costs its own claims, not the report card
+            warnings.warn(f"claims.collect: skipped {error}", stacklevel=2)
+            continue
+        for position, raw in enumerate(stored):
             claim = Claim(**raw)
             key = (claim.paper, claim.ref)
             if key not in best or _scale.rank(claim.scale) > _scale.rank(best[key][0].scale):

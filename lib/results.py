@@ -399,9 +399,14 @@ def load(name: str, scale: str) -> Result | None:
 
 
 def _read(path: Path) -> Result:
-    raw = json.loads(path.read_text())
-    return Result(name=raw["name"], scale=raw["scale"], provenance=raw["provenance"], grid=raw["grid"],
-                  points=raw["points"], path=path)
+    """The result stored in ``path``; a file that is not one is an error naming it."""
+    try:
+        raw = json.loads(path.read_text())
+        return Result(name=raw["name"], scale=raw["scale"], provenance=raw["provenance"], grid=raw["grid"],
+                      points=raw["points"], path=path)
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{path}: not a results file ({type(error).__name__}: {str(error)[:200]}); it is left as "
+                         "it is: delete it to rerun its sweep, or restore it from git") from None
 
 
 # ----------------------------------------------------------------------------- running
@@ -457,6 +462,11 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
     existing = load(name, scale)
     if existing is not None and existing.config == config and existing.grid == grid:
         result = existing  # resume
+        if result.points and result.hashed and result.is_stale():
+            warnings.warn(f"{name}: resuming {len(result.points)} stored points computed by other code (lib "
+                          f"{result.code.get('lib_hash')}, commit {result.code.get('git_commit')}); the finished "
+                          f"result keeps that provenance and `check` will list it: verify it or delete the file to "
+                          "rerun it whole", stacklevel=2)
     else:
         result = Result(name=name, scale=scale, provenance=provenance(config, scale, device,
                                                                       code or run_point or run_group, sweep),
@@ -836,8 +846,15 @@ def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequen
 
 
 def all_results(directory: Path | None = None) -> list[Result]:
+    """Every result under ``directory``; a corrupt file is named in a warning and skipped."""
     directory = directory or data_dir()
-    return [_read(p) for p in sorted(directory.glob("*.json"))]
+    out = []
+    for path in sorted(directory.glob("*.json")):
+        try:
+            out.append(_read(path))
+        except ValueError as error:
+            warnings.warn(f"skipped {error}", stacklevel=2)
+    return out
 
 
 def check(directory: Path | None = None) -> list[Result]:
@@ -884,7 +901,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             against, rest = rest[i + 1], rest[:i] + rest[i + 2:]
         if "--scale" in rest:
             i = rest.index("--scale")
-            scale = _scale.validate(rest[i + 1]) if i + 1 < len(rest) else "?"
+            if i + 1 >= len(rest) or rest[i + 1].startswith("--"):
+                print(f"verify --scale needs a value: one of {', '.join(_scale.SCALES)}")
+                return 2
+            scale = _scale.validate(rest[i + 1])
             rest = rest[:i] + rest[i + 2:]
         if rest == ["--stale"]:
             todo = check()

@@ -96,3 +96,27 @@ def test_coverage_counts_the_papers_numbered_results_a_claim_speaks_to():
 def test_rounding_noise_does_not_change_a_claims_wording():
     assert claims.below(2e-8) == claims.below(3e-8) == "< 1e-07"
     assert claims.below(6e-7) == "< 1e-06" and claims.below(0.0) == "0"
+
+
+def test_nothing_meaningless_is_recorded_and_a_corrupt_claims_file_is_named_not_overwritten(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path))
+    common = dict(paper="chen2024", ref="Theorem 1", statement="s", chapter="chapters/x", label="x", scale="default")
+    with pytest.raises(ValueError, match="ours must be a finite number"):
+        claims.record(paper_value="1", ours=float("nan"), passed=True, **common)
+    with pytest.raises(ValueError, match="not just NaN"):
+        claims.record(paper_value="1", ours="nan", passed=True, **common)
+    with pytest.raises(TypeError, match="paper_value must be a string or a number"):
+        claims.record(paper_value=object(), ours="1", passed=True, **common)
+    with pytest.raises(TypeError, match="passed must be"):
+        claims.verdict("no")
+    assert not (tmp_path / "claims").exists() or not list((tmp_path / "claims").glob("*.json"))
+    claims.record(paper_value="1", ours=0.5, passed=True, **common)
+    other = dict(common, chapter="chapters/y", ref="Theorem 2")
+    claims.record(paper_value="1", ours="0.5", passed=True, **other)
+    corrupt = tmp_path / "claims" / "chapters__x.default.json"
+    corrupt.write_text("[{\"paper\": ")
+    with pytest.raises(ValueError, match=r"chapters__x\.default\.json: not a claims file"):
+        claims.record(paper_value="1", ours="1", passed=True, **common)
+    assert corrupt.read_text() == "[{\"paper\": "  # left as it was
+    with pytest.warns(UserWarning, match=r"skipped .*chapters__x\.default\.json"):
+        assert [c.ref for c in claims.collect()] == ["Theorem 2"]  # the other chapter's claims survive

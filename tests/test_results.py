@@ -304,3 +304,49 @@ def test_verify_against_an_older_commit_compares_its_code_with_the_current_code_
     assert not ok and ("not the code that computed it" in message or "failed" in message), message
     ok, message = results.verify_against(results.load(sweep.name, "default"), "no-such-commit", progress=False)
     assert not ok and "cannot check out" in message
+
+
+def test_a_corrupt_results_file_is_named_skipped_in_listings_and_never_overwritten(store, capsys):
+    results.run("good", {"seeds": [0]}, [{"x": 1}], square, scale="default", progress=False)
+    bad = store / "bad.default.json"
+    bad.write_text("{not json")
+    with pytest.warns(UserWarning, match=r"skipped .*bad\.default\.json: not a results file"):
+        assert [r.name for r in results.all_results()] == ["good"]
+    with pytest.warns(UserWarning, match="bad.default.json"):
+        assert results.main(["list"]) == 0
+    assert "good.default.json" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"bad\.default\.json: not a results file"):
+        results.load("bad", "default")
+    with pytest.raises(ValueError, match="not a results file"):  # a sweep never overwrites what it cannot read
+        results.run("bad", {"seeds": [0]}, [{"x": 1}], square, scale="default", progress=False)
+    assert bad.read_text() == "{not json"
+    with pytest.warns(UserWarning, match="bad.default.json"):
+        assert results.main(["verify", "good", "--scale"]) == 2
+    assert "needs a value" in capsys.readouterr().out
+
+
+def test_resuming_a_partial_result_computed_by_other_code_warns(store):
+    from lib.papers.course import sweeps
+
+    sweep = sweeps.SWEEPS["width_length"]
+    config = {"widths": [4], "lengths": [4, 5], "seeds": [0], "steps": 4, "lr": 1e-2, "batch_size": 8, "n_symbols": 4}
+    grid = [{"width": 4, "length": 4}, {"width": 4, "length": 5}]
+    runner = sweep.runner(config, "default")
+    calls = []
+
+    def first_only(points):
+        calls.append(points)
+        if len(calls) > 1:
+            raise KeyboardInterrupt  # interrupted after the first point
+        return runner(points)
+
+    with pytest.raises(KeyboardInterrupt):
+        results.run(sweep.name, config, grid, run_group=first_only, group_by=("length",), code=sweep.run,
+                    scale="default", progress=False)
+    partial = results.load(sweep.name, "default")
+    partial.provenance["lib_hash"] = "0" * 16  # as if computed by code since changed
+    results.save(partial)
+    with pytest.warns(UserWarning, match="resuming 1 stored points computed by other code"):
+        done = results.run(sweep.name, config, grid, run_group=runner, group_by=("length",), code=sweep.run,
+                           scale="default", progress=False)
+    assert done.complete
