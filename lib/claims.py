@@ -36,7 +36,7 @@ import math
 import os
 import re
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from . import scale as _scale
@@ -87,6 +87,9 @@ RESULTS = {
 
 @dataclass
 class Claim:
+    """One recorded claim, as stored in ``data/claims``: a :class:`Check`'s outcome with its
+    chapter, scale, evidence and computed difference from the paper's setup."""
+
     paper: str
     ref: str  # "Theorem 1", "Figure 2a", ...
     statement: str
@@ -97,14 +100,117 @@ class Claim:
     chapter: str  # docname, e.g. "chapters/00_tour/tour"
     label: str  # MyST label of the section that checks it
     note: str = ""
+    check: str = ""  # the lib function that computed it, "lib.papers.chen2024.checks.figure_2a"
+    evidence: list = field(default_factory=list)  # Evidence.to_json() of each stored result it read
+    setup: str = ""  # the paper's setup it was compared with ("" for a construction)
+    differences: list = field(default_factory=list)  # str(Difference) of each field that differs
 
 
-def verdict(passed: bool, partly: bool = False, substitute: str | None = None) -> str:
+@dataclass(frozen=True)
+class Evidence:
+    """A stored result a check read: which file, at which scale, computed by which code when
+    (so that ``python -m lib.results check`` can tell when the claim has gone stale)."""
+
+    result: str
+    scale: str
+    lib_hash: str
+    git_commit: str
+    created: str
+    device: str = ""
+    complete: bool = True
+
+    @classmethod
+    def of(cls, result) -> "Evidence":
+        """The evidence of a :class:`lib.results.Result` (the code record in force: its last
+        verification, else its run)."""
+        code = result.code
+        return cls(result=result.name, scale=result.scale, lib_hash=str(code.get("lib_hash", "")),
+                   git_commit=str(code.get("git_commit", "")), created=str(code.get("created", "")),
+                   device=str(result.provenance.get("device", "")), complete=bool(result.complete))
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one claim's check, computed in ``lib/papers/<key>/checks.py`` from stored
+    results (and, for a construction, the objects a chapter builds); a chapter records it with
+    one line, ``record(checks.figure_2a(fig2))``. Build it with :func:`check`."""
+
+    paper: str
+    ref: str
+    label: str
+    statement: str
+    paper_value: str
+    ours: str
+    passed: bool
+    partly: bool = False
+    evidence: tuple = ()
+    setup: str = ""
+    differences: tuple = ()
+    note: str = ""
+    function: str = ""
+
+    @property
+    def substituted(self) -> bool:
+        """Whether a field the claim may depend on differs from the paper's setup."""
+        return any(not d.irrelevant for d in self.differences)
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.passed, self.partly, substituted=self.substituted)
+
+    @property
+    def scale(self) -> str | None:
+        """The largest scale among the evidence (None for a check that read no stored result)."""
+        scales = [e.scale for e in self.evidence]
+        return max(scales, key=_scale.rank) if scales else None
+
+
+def check(*, paper: str, ref: str, label: str, statement: str, paper_value, ours, passed: bool, partly: bool = False,
+          results=(), setup=None, config=None, irrelevant=None, note: str = "") -> Check:
+    """A :class:`Check` with its evidence and its difference from the paper computed, never typed:
+    ``results`` are the stored results the check read; ``setup`` (a
+    :class:`lib.paper_setup.Setup`) and ``config`` (the same fields, read from what the results
+    ran with) give the difference; ``irrelevant`` names fields the check is shown not to depend
+    on, with the reason. The caller's qualified name is kept, so a claim names its check."""
+    import inspect
+
+    if paper not in PAPERS:
+        raise ValueError(f"claims.check: unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    passed = validate.boolean("claims.check", "passed", passed)
+    partly = validate.boolean("claims.check", "partly", partly)
+    for name, value in (("ref", ref), ("statement", statement), ("label", label)):
+        if not isinstance(value, str) or not value.strip():
+            validate.fail("claims.check", name, "a non-empty string", value, validate.ArgumentTypeError)
+    for name, value in (("paper_value", paper_value), ("ours", ours)):
+        _check_reported(name, value)
+    if (setup is None) != (config is None):
+        raise ValueError("claims.check: setup and config go together (the paper's setup and ours, field by field)")
+    if irrelevant and setup is None:
+        raise ValueError("claims.check: irrelevant= needs a setup to compare with")
+    from .results import Result
+
+    results = tuple(results) if isinstance(results, (list, tuple)) else (results,)
+    for r in results:
+        if not isinstance(r, Result):
+            validate.fail("claims.check", "results", "lib.results.Result objects", r, validate.ArgumentTypeError)
+    caller = inspect.currentframe().f_back
+    function = f"{caller.f_globals.get('__name__', '?')}.{caller.f_code.co_name}" if caller else ""
+    return Check(paper=paper, ref=ref, label=label, statement=statement, paper_value=str(paper_value), ours=str(ours),
+                 passed=passed, partly=partly, evidence=tuple(Evidence.of(r) for r in results),
+                 setup=f"{setup.paper} {setup.ref}" if setup is not None else "",
+                 differences=setup.difference(config, irrelevant) if setup is not None else (), note=note,
+                 function=function)
+
+
+def verdict(passed: bool, partly: bool = False, substitute: str | None = None, substituted: bool = False) -> str:
     """The verdict that a check's outcome implies (see the module docstring)."""
     passed = validate.boolean("claims.verdict", "passed", passed)
     partly = validate.boolean("claims.verdict", "partly", partly)
     if passed:
-        return "substituted" if substitute else "reproduced"
+        return "substituted" if substitute or substituted else "reproduced"
     return "partly" if partly else "not reproduced"
 
 
@@ -143,10 +249,16 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     claim = Claim(paper=paper, ref=ref, statement=statement, paper_value=str(paper_value), ours=str(ours),
                   verdict=verdict(passed, partly, substitute), scale=scale, chapter=chapter, label=label,
                   note="; ".join(x for x in (f"substitute: {substitute}" if substitute else "", note) if x))
-    path = _path(chapter, scale)
+    return _store(claim)
+
+
+def _store(claim: Claim) -> Claim:
+    """Write ``claim`` into its chapter's file for its scale (an update keeps its place) and print
+    a one-line report."""
+    path = _path(claim.chapter, claim.scale)
     path.parent.mkdir(parents=True, exist_ok=True)
     claims = _read_claims(path) if path.exists() else []
-    same = [i for i, c in enumerate(claims) if c["paper"] == paper and c["ref"] == ref]
+    same = [i for i, c in enumerate(claims) if c["paper"] == claim.paper and c["ref"] == claim.ref]
     if same:  # an update keeps its place, so the file (and the report card) keep the chapter's order
         claims[same[0]] = asdict(claim)
         claims = [c for i, c in enumerate(claims) if i not in same[1:]]
@@ -155,8 +267,45 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(_jsonable(claims), indent=1))
     os.replace(tmp, path)
-    print(f"[claim] {ref}: {claim.verdict}\n  ours:  {claim.ours}\n  paper: {claim.paper_value}  ({scale} scale)")
+    _show(claim)
     return claim
+
+
+_BOX = {"reproduced": "tip", "substituted": "note", "partly": "warning", "not reproduced": "danger"}
+
+
+def verdict_box(claim: Claim) -> str:
+    """A claim as a short MyST admonition: the verdict in the title, our value beside the paper's,
+    the scale, and each field that differs from the paper's setup."""
+    lines = [f"```{{admonition}} {claim.ref}: {claim.verdict}", f":class: {_BOX[claim.verdict]}", "",
+             f"**Ours** ({claim.scale} scale): {claim.ours}  ", f"**Paper**: {claim.paper_value}"]
+    if claim.differences:
+        lines += ["", "Differs from the paper's setup in: " + "; ".join(claim.differences) + "."]
+    return "\n".join(lines + ["```"])
+
+
+def _show(claim: Claim) -> None:
+    """The verdict box in a notebook (rendered by the book), a plain report elsewhere."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+
+        if get_ipython() is not None and type(get_ipython()).__name__ != "TerminalInteractiveShell":
+            display(Markdown(verdict_box(claim)))
+            return
+    except ImportError:
+        pass
+    print(f"[claim] {claim.ref}: {claim.verdict}\n  ours:  {claim.ours}\n  paper: {claim.paper_value}  "
+          f"({claim.scale} scale)" + "".join(f"\n  differs: {d}" for d in claim.differences))
+
+
+def claim_of(check: Check, chapter: str, scale: str) -> Claim:
+    """The :class:`Claim` that recording ``check`` from ``chapter`` stores (its scale: the largest
+    of its evidence, else ``scale``)."""
+    return Claim(paper=check.paper, ref=check.ref, statement=check.statement, paper_value=check.paper_value,
+                 ours=check.ours, verdict=check.verdict, scale=check.scale or scale, chapter=chapter, label=check.label,
+                 note=check.note, check=check.function, evidence=[e.to_json() for e in check.evidence],
+                 setup=check.setup, differences=[str(d) for d in check.differences])
 
 
 def _check_reported(name: str, value) -> None:
@@ -208,15 +357,75 @@ class Recorder:
         self.paper, self.chapter = paper, chapter
         self.scale = _scale.validate(scale) if scale is not None else _scale.current()
 
-    def __call__(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
-                 partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
-                 note: str = "", scale: str | None = None, paper: str | None = None) -> None:
+    def __call__(self, check: Check | None = None, /, **keywords) -> None:
+        """Record ``check`` (a :class:`Check` from the paper's ``checks`` module), or, for a
+        chapter not yet moved to checks, the keyword form of :func:`record`."""
+        if check is not None:
+            if keywords:
+                raise TypeError("claims.Recorder: give a Check, or keywords, not both")
+            if not isinstance(check, Check):
+                validate.fail("claims.Recorder", "check", "a claims.Check (from lib/papers/<key>/checks.py)", check,
+                              validate.ArgumentTypeError)
+            _store(claim_of(check, self.chapter, self.scale))
+            return
+        self._record(**keywords)
+
+    def _record(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
+                partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
+                note: str = "", scale: str | None = None, paper: str | None = None) -> None:
         scale = _scale.validate(scale) if scale is not None else self.scale
         if reduced:
             evidence = result.scale if result is not None else scale
             substitute = "; ".join(x for x in (reduced if evidence != "paper" else None, substitute) if x) or None
         record(paper=paper or self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
                chapter=self.chapter, label=label, partly=partly, substitute=substitute, note=note, scale=scale)
+
+
+def rederive(chapter: str, scale: str, checks: list[Check], directory: Path | None = None) -> list[str]:
+    """Where the claims stored for ``chapter`` at ``scale`` differ from what ``checks`` compute now
+    (empty: every stored verdict, value, evidence and difference re-derives, and no stored claim
+    is left without a check). For the unit test of each paper's checks."""
+    path = (directory / _path(chapter, scale).name) if directory else _path(chapter, scale)
+    stored = {(c["paper"], c["ref"]): c for c in _read_claims(path)} if path.exists() else {}
+    problems = []
+    seen = set()
+    for c in checks:
+        now = asdict(claim_of(c, chapter, scale))
+        key = (c.paper, c.ref)
+        seen.add(key)
+        if key not in stored:
+            problems.append(f"{c.ref}: computed but not stored in {path.name}")
+            continue
+        for name, value in now.items():
+            if _jsonable(value) != stored[key].get(name):
+                problems.append(f"{c.ref}: {name} stored {stored[key].get(name)!r}, computed {_jsonable(value)!r}")
+    problems += [f"{ref}: stored in {path.name} but no check computed it" for (_, ref) in stored.keys() - seen]
+    return problems
+
+
+def stale(claims: list[Claim] | None = None) -> list[tuple[Claim, str]]:
+    """Claims whose evidence is missing or stale: a result file gone, recomputed since (another
+    code hash) or computed by ``lib`` code that has changed since; with the reason."""
+    from . import results as _results
+
+    out = []
+    for claim in claims if claims is not None else collect():
+        for ev in claim.evidence:
+            try:
+                r = _results.load(ev["result"], ev["scale"])
+            except ValueError:
+                r = None
+            if r is None:
+                out.append((claim, f"its evidence {ev['result']}.{ev['scale']}.json is missing"))
+            elif str(r.code.get("lib_hash", "")) != ev["lib_hash"]:
+                out.append((claim, f"{ev['result']}.{ev['scale']}.json was recomputed since (code "
+                                   f"{ev['lib_hash'][:8]} -> {str(r.code.get('lib_hash', ''))[:8]}): rerun the chapter"))
+            elif r.is_stale():
+                out.append((claim, f"{ev['result']}.{ev['scale']}.json is stale (lib changed since it ran)"))
+            else:
+                continue
+            break
+    return out
 
 
 def collect(directory: Path | None = None) -> list[Claim]:
@@ -312,17 +521,38 @@ def badge(verdict: str) -> str:
     return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
 
 
-def table_markdown(claims: list[Claim]) -> str:
+def table_markdown(claims: list[Claim], stale_claims: list[tuple[Claim, str]] | None = None) -> str:
     """The report card for a list of claims as a MyST list-table that reads at 1280 px without
     scrolling: the verdict badge first, then the claim (linking to the section that checks it)
-    and the scale its evidence ran at, the statement, and the paper's value beside ours."""
+    and the scale its evidence ran at, the statement, and the paper's value beside ours. A claim
+    in ``stale_claims`` is marked, with the reason."""
     def cell(text) -> str:
         return " ".join(str(text).split()) or "–"
 
+    why = {(c.paper, c.ref): reason for c, reason in (stale_claims or [])}
     lines = ["```{list-table}", ":header-rows: 1", ":widths: 20 32 24 24", ":class: report-card", "",
              "* - verdict and claim", "  - statement", "  - paper's value", "  - our value"]
     for c in claims:
-        lines += [f"* - {badge(c.verdict)}", "", f"    {{ref}}`{c.ref} <{c.label}>` ({c.scale} scale)",
+        mark = f" {{bdg-warning-line}}`stale` ({cell(why[(c.paper, c.ref)])})" if (c.paper, c.ref) in why else ""
+        lines += [f"* - {badge(c.verdict)}", "", f"    {{ref}}`{c.ref} <{c.label}>` ({c.scale} scale){mark}",
                   f"  - {cell(c.statement)}", f"  - {cell(c.paper_value)}", f"  - {cell(c.ours)}"]
+    lines.append("```")
+    return "\n".join(lines)
+
+
+def differences_markdown(claims: list[Claim]) -> str:
+    """Every claim compared with a paper's stated setup (the trained ones): its verdict, the scale
+    its evidence ran at, and each field where that run differs from the paper (computed from the
+    stored config, :mod:`lib.paper_setup`)."""
+    def cell(text) -> str:
+        return " ".join(str(text).split()) or "–"
+
+    lines = ["```{list-table}", ":header-rows: 1", ":widths: 22 10 68", ":class: report-card", "",
+             "* - claim", "  - scale", "  - difference from the paper's setup"]
+    for c in claims:
+        if not c.setup:
+            continue
+        diff = "; ".join(cell(d) for d in c.differences) or "none: the paper's setup"
+        lines += [f"* - {badge(c.verdict)} {{ref}}`{c.paper} {c.ref} <{c.label}>`", f"  - {c.scale}", f"  - {diff}"]
     lines.append("```")
     return "\n".join(lines)

@@ -933,7 +933,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in unhashed:
         print(f"{r.path.name}: computed by code outside lib ({r.provenance['unhashed_code']}), not hashed")
     print(f"{len(bad)} of {len(results)} results need a rerun" if bad else f"all {len(results)} results are fresh")
-    return 1 if bad else 0
+    from . import claims  # claims read results; results never import claims at module level
+
+    recorded = claims.collect()
+    stale_claims = claims.stale(recorded)
+    for claim, why in stale_claims:
+        print(f"claim {claim.paper} {claim.ref} ({claim.chapter}, {claim.scale}): {why}")
+    print(f"{len(stale_claims)} of {len(recorded)} claims rest on missing or stale evidence" if stale_claims
+          else f"all {len(recorded)} claims rest on fresh evidence ({sum(bool(c.evidence) for c in recorded)} on "
+               "stored results)")
+    return 1 if bad or stale_claims else 0
 
 
 if __name__ == "__main__":

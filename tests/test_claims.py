@@ -120,3 +120,83 @@ def test_nothing_meaningless_is_recorded_and_a_corrupt_claims_file_is_named_not_
     assert corrupt.read_text() == "[{\"paper\": "  # left as it was
     with pytest.warns(UserWarning, match=r"skipped .*chapters__x\.default\.json"):
         assert [c.ref for c in claims.collect()] == ["Theorem 2"]  # the other chapter's claims survive
+
+
+# ----------------------------------------------------------------------------- checks (issue 30)
+from lib import results  # noqa: E402
+from lib.paper_setup import NOT_STATED, Setup, Stated  # noqa: E402
+
+SETUP = Setup("chen2024", "Figure 9", {"optimizer": Stated("sgd", "Sec. 9.1"), "words": Stated(500, "Sec. 9.1"),
+                                        "lr": Stated(NOT_STATED), "layers": Stated([1, 2, 3], "caption")})
+
+
+def _stored(tmp_path, name="chen2024_toy", value=1.0):
+    r = results.run(name, {"seeds": [0]}, [{"x": 1}], lambda p: {"acc": value}, scale="default", progress=False)
+    return results.load(name, "default")
+
+
+def test_a_setup_difference_is_computed_field_by_field_and_never_hides_a_field():
+    ours = {"optimizer": "adam", "words": 500.0, "lr": 0.1, "layers": (1, 2, 3)}
+    diff = SETUP.difference(ours)
+    assert [d.field for d in diff] == ["optimizer"]  # 500 == 500.0, a tuple equals a list, lr is not stated
+    assert str(diff[0]) == "optimizer: paper sgd (Sec. 9.1), ours adam"
+    diff = SETUP.difference({**ours, "words": 50}, irrelevant={"words": "the check reads one layer"})
+    assert [(d.field, bool(d.irrelevant)) for d in diff] == [("optimizer", False), ("words", True)]
+    with pytest.raises(ValueError, match="missing"):
+        SETUP.difference({"optimizer": "sgd"})
+    with pytest.raises(ValueError, match="not in the paper's setup"):
+        SETUP.difference({**ours, "batch": 256})
+    with pytest.raises(ValueError, match="source"):
+        Stated(500)  # a stated value must say where the paper states it
+
+
+def test_a_check_carries_its_evidence_and_its_computed_verdict(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path))
+    r = _stored(tmp_path)
+    same = {"optimizer": "sgd", "words": 500, "lr": 0.1, "layers": [1, 2, 3]}
+    common = dict(paper="chen2024", ref="Figure 9", label="x", statement="s", paper_value="p", ours="o")
+    c = claims.check(**common, passed=True, results=r, setup=SETUP, config=same)
+    assert c.verdict == "reproduced" and c.scale == "default" and c.evidence[0].result == "chen2024_toy"
+    assert c.evidence[0].lib_hash == r.code["lib_hash"] and c.function.endswith("test_a_check_carries_its_evidence_"
+                                                                                   "and_its_computed_verdict")
+    assert claims.check(**common, passed=True, results=r, setup=SETUP, config={**same, "words": 50}).verdict == \
+        "substituted"
+    irrelevant = claims.check(**common, passed=True, results=r, setup=SETUP, config={**same, "words": 50},
+                              irrelevant={"words": "shown not to matter"})
+    assert irrelevant.verdict == "reproduced" and len(irrelevant.differences) == 1
+    assert claims.check(**common, passed=False, partly=True).verdict == "partly"
+    with pytest.raises(ValueError, match="go together"):
+        claims.check(**common, passed=True, setup=SETUP)
+    with pytest.raises(TypeError):
+        claims.check(**common, passed=True, results="chen2024_toy")
+
+
+def test_a_recorded_check_rederives_and_goes_stale_when_its_evidence_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path))
+    r = _stored(tmp_path)
+    record = claims.Recorder("chen2024", "chapters/x", scale="default")
+
+    def figure(result):
+        return claims.check(paper="chen2024", ref="Figure 9", label="x", statement="s", paper_value="1.0",
+                            ours=f"{result.get(x=1)['acc']:.2f}", passed=result.get(x=1)["acc"] > 0.5, results=result)
+
+    record(figure(r))
+    stored = claims.collect()[0]
+    assert stored.evidence[0]["result"] == "chen2024_toy" and stored.check.endswith(".figure")
+    assert claims.rederive("chapters/x", "default", [figure(r)]) == []
+    assert claims.stale() == []
+    # the result is recomputed with other numbers: the stored claim no longer re-derives, and is stale
+    results.path_for("chen2024_toy", "default").unlink()
+    assert "missing" in claims.stale()[0][1]
+    r2 = _stored(tmp_path, value=0.25)
+    r2.provenance["lib_hash"] = "0" * 16
+    results.save(r2)
+    problems = claims.rederive("chapters/x", "default", [figure(r2)])
+    assert any("verdict" in p for p in problems) and any("ours" in p for p in problems)
+    assert "recomputed since" in claims.stale()[0][1]
+    assert claims.rederive("chapters/x", "default", []) == ["Figure 9: stored in chapters__x.default.json but no "
+                                                            "check computed it"]
+    with pytest.raises(TypeError, match="claims.Check"):
+        record("Figure 9")
+    box = claims.verdict_box(stored)
+    assert box.startswith("```{admonition} Figure 9: reproduced") and ":class: tip" in box

@@ -48,6 +48,7 @@ import pandas as pd
 import torch
 
 from lib import bench, claims, plots
+from lib.papers.chen2024 import checks
 from lib.papers.chen2024 import constructions as build
 from lib.papers.chen2024 import sweeps
 from lib.papers.chen2024 import sweeps_paper_sizes
@@ -103,23 +104,9 @@ for init in ("paper", "random"):
     training_curves(fig2, init, title=f"Figure 2, {init} initialisation")
     plt.show()
 
-# %%
-k_qa = recipe("reasoning", fig2.scale).task.k
-n_templates = recipe("generalization", fig2.scale).task.n_classes
-checks = {
-    "memorization, 1 layer": final(fig2, "memorization", "paper", [1]).min() >= 0.99,
-    "reasoning, 1 layer <= 1/k": final(fig2, "reasoning", "paper", [1]).max() < 1 / k_qa + 0.05,
-    "reasoning, 2 layers": final(fig2, "reasoning", "paper", [1, 1]).min() >= 0.99,
-    "generalization, 1 layer at chance": final(fig2, "generalization", "paper", [1]).max() < 1 / n_templates + 0.05,
-    "generalization, 2 layers": final(fig2, "generalization", "paper", [1, 1]).min() >= 0.99,
-    "contextual, 1 layer fails": final(fig2, "contextual", "paper", [2]).max() < 0.6,
-    "contextual, 3 layers": final(fig2, "contextual", "paper", [2, 2, 2]).min() >= 0.95,
-}
-if fig2.scale != "smoke":
-    checks["contextual, 2 layers fail"] = final(fig2, "contextual", "paper", [2, 2]).max() < 0.6
-for name, ok in checks.items():
-    print(f"{'ok  ' if ok else 'FAIL'} {name}")
-assert all(checks.values())
+# %% tags=["hide-input"]
+fig2_checks = [checks.figure_2a(fig2), checks.figure_2b(fig2), checks.figure_2c(fig2), checks.figure_2d(fig2)]
+assert all(c.passed for c in fig2_checks), [c.ref for c in fig2_checks if not c.passed]
 
 # %%
 fig2_rows = []
@@ -134,34 +121,11 @@ for task in TITLES:
         fig2_rows.append(row)
 plots.table(pd.DataFrame(fig2_rows).set_index(["task", "model"]))
 
-# %%
-mem = final(fig2, "memorization", "paper", [1]).mean()
-record(ref="Figure 2a", label="depth-fig2",
-       statement="a 1-layer transformer memorizes the sequence-classification set",
-       paper_value="~100% (read from the figure)", ours=f"{mem:.3f} (1 layer, {fig2.scale} scale)",
-       passed=checks["memorization, 1 layer"],
-       result=fig2, reduced="reduced sizes (V=50, N=1000)", substitute="Adam (the paper trains with SGD)")
-record(ref="Figure 2b", label="depth-fig2",
-       statement="1 layer fails at in-context QA, 2 layers learn it",
-       paper_value="1 layer ~ guess, 2 layers ~100%",
-       ours=f"1 layer {final(fig2, 'reasoning', 'paper', [1]).mean():.2f} (1/k={1 / k_qa:.2f}), "
-            f"2 layers {final(fig2, 'reasoning', 'paper', [1, 1]).mean():.2f}",
-       passed=checks["reasoning, 1 layer <= 1/k"] and checks["reasoning, 2 layers"],
-       result=fig2, reduced="reduced sizes (n_q=n_a=20, k=3)")
-record(ref="Figure 2c", label="depth-fig2",
-       statement="1 layer fails at template matching, 2 layers learn it",
-       paper_value="1 layer ~ guess, 2 layers ~100%",
-       ours=f"1 layer {final(fig2, 'generalization', 'paper', [1]).mean():.2f} (chance "
-            f"{1 / n_templates:.2f}), 2 layers {final(fig2, 'generalization', 'paper', [1, 1]).mean():.2f}",
-       passed=checks["generalization, 1 layer at chance"] and checks["generalization, 2 layers"],
-       result=fig2, reduced="reduced sizes (|X|=30, l=4)")
-record(ref="Figure 2d", label="depth-fig2",
-       statement="1 and 2 layers fail at in-context template matching, 3 layers learn it",
-       paper_value="1-2 layers ~ guess, 3 layers ~100%",
-       ours=", ".join(f"{len(a)} layers {final(fig2, 'contextual', 'paper', a).mean():.2f}"
-                      for a in curves(fig2, task="contextual", init="paper")),
-       passed=all(v for k, v in checks.items() if k.startswith("contextual")),
-       result=fig2, reduced="reduced sizes (d1=d2=6, l=2, k=2)", substitute="Adam (the paper trains with SGD)")
+# %% tags=["hide-input"]
+record(checks.figure_2a(fig2))
+record(checks.figure_2b(fig2))
+record(checks.figure_2c(fig2))
+record(checks.figure_2d(fig2))
 
 # %% [markdown]
 # **What the initialisation changes.** With the paper's initialisation the thresholds appear
