@@ -197,7 +197,11 @@ def check(*, paper: str, ref: str, label: str, statement: str, paper_value, ours
         if not isinstance(r, Result):
             validate.fail("claims.check", "results", "lib.results.Result objects", r, validate.ArgumentTypeError)
     caller = inspect.currentframe().f_back
-    function = f"{caller.f_globals.get('__name__', '?')}.{caller.f_code.co_name}" if caller else ""
+    module = caller.f_globals.get("__name__", "?") if caller else "?"
+    while caller is not None and caller.f_code.co_name.startswith("_") and caller.f_back is not None \
+            and caller.f_back.f_globals.get("__name__") == module:  # a private helper: name the check that called it
+        caller = caller.f_back
+    function = f"{module}.{caller.f_code.co_name}" if caller else ""
     return Check(paper=paper, ref=ref, label=label, statement=statement, paper_value=str(paper_value), ours=str(ours),
                  passed=passed, partly=partly, evidence=tuple(Evidence.of(r) for r in results),
                  setup=f"{setup.paper} {setup.ref}" if setup is not None else "",
