@@ -1,0 +1,54 @@
+"""Lemmas 1-4 of Chen & Zou (Sec. 10 and 12) checked on explicit weights: instructive and
+constrained attention (Lemmas 1-2) and the codes of Theorem 1's construction (Lemmas 3-4).
+Used by the constructions chapter and its checks (never imported by the sweeps)."""
+from __future__ import annotations
+
+import torch
+
+from ...constructions.weights import last_column
+from ...models import build_model
+from .constructions import paper_config
+
+
+def _one_layer(task):
+    return build_model(paper_config(task, 1, 1), dtype=torch.float64)
+
+
+def _pattern(model, weights, x) -> torch.Tensor:
+    cache: dict = {}
+    model.set_weights({"layers.0.attn.W_QK": weights})(x, cache=cache)
+    return cache["layers.0.attn.pattern"][:, 0]
+
+
+def lemma_1(task, n_inputs: int = 5, seed: int = 0) -> bool:
+    """Lemma 1 (instructive attention): with W_QK non-zero only on the positional block, set to a
+    random non-negative alpha, the attention pattern is alpha on random inputs (float64)."""
+    n, d = task.seq_len, len(task.vocab)
+    alpha = torch.rand(n, n, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    W = torch.zeros(1, d + n, d + n, dtype=torch.float64)
+    W[0, d:, d:] = alpha
+    pattern = _pattern(_one_layer(task), W, task.sample(n_inputs, seed=1).x)
+    return bool(torch.allclose(pattern, alpha.expand(n_inputs, n, n)))
+
+
+def lemma_2(task, n_inputs: int = 5, seed: int = 1) -> tuple[int, int, bool]:
+    """Lemma 2 (constrained attention): a token-matching layer (identity on the token rows) with a
+    large negative positional entry on randomly chosen pairs: those pairs get no attention and
+    every other pair keeps its matching score. Returns (masked pairs, other pairs, holds)."""
+    n, d = task.seq_len, len(task.vocab)
+    masked = torch.rand(n, n, generator=torch.Generator().manual_seed(seed)) < 0.3
+    match = torch.zeros(1, d + n, d + n, dtype=torch.float64)
+    match[0, :d, :d] = torch.eye(d, dtype=torch.float64)
+    constrained = match.clone()
+    constrained[0, d:, d:] = -1e3 * masked.double()
+    model, x = _one_layer(task), task.sample(n_inputs, seed=2).x
+    plain, masked_pattern = _pattern(model, match, x), _pattern(model, constrained, x)
+    holds = bool((masked_pattern[:, masked] == 0).all() and torch.equal(masked_pattern[:, ~masked], plain[:, ~masked]))
+    return int(masked.sum()), int((~masked).sum()), holds
+
+
+def largest_cosine(model, x) -> float:
+    """The largest |cos| between the last columns of two different sequences (Lemma 4: below 1)."""
+    codes = last_column(model, x).double()
+    codes = codes / codes.norm(dim=1, keepdim=True)
+    return float((codes @ codes.T - torch.eye(len(codes), dtype=torch.float64)).abs().max())
