@@ -6,7 +6,8 @@ Shared infrastructure at the top (each small, each reused by every chapter):
 - :mod:`lib.runtime`        device choice, seeding, the one setup call of every notebook
 - :mod:`lib.train`          one trainer for ensembles of K models in a single batched pass
 - :mod:`lib.results`        the results store under ``data/`` with provenance, named sweeps, verify
-- :mod:`lib.claims`         the report card: each checked claim with a computed verdict
+- :mod:`lib.claims`         the report card: each checked claim with a computed verdict, its evidence
+- :mod:`lib.paper_setup`    a paper's stated setup as data, and a run's computed difference from it
 - :mod:`lib.plots`          one figure style and the recurring plots
 - :mod:`lib.bench`          throughput benchmarks of the trainer
 
@@ -21,6 +22,13 @@ One package per paper, imported only when asked for (keys as in :data:`lib.claim
 - :mod:`lib.papers.course`       chapter 0's sweep
 - :mod:`lib.papers.mahdavi2024`  memorization capacity of one multi-head attention layer
 - :mod:`lib.papers.chen2024`     what 1, 2 and 3 attention layers can do
+- :mod:`lib.papers.bhattamishra2024`  transformers vs recurrent models: constructions and lower bounds
+- :mod:`lib.papers.boixadsera2024`    template tasks with abstract symbols, the transformer kernel
+- :mod:`lib.papers.richard2024`  depth extrapolation on nested structures (Dyck, Boolean expressions)
+
+Each paper's package holds its constructions, experiments (``sweeps.py``), the checks behind every
+claim its chapters record (``checks.py``) and what the paper states about its trained experiments
+(``setup.py``, compared field by field with what a result ran: :mod:`lib.paper_setup`).
 """
 from __future__ import annotations
 

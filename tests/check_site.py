@@ -15,7 +15,10 @@ page it reports
                redirect pages are read, not opened: the refresh would navigate away mid-inspection
 * **width**    content wider than the page at the window width (1280 px by default): the page
                itself scrolls sideways, or a table, code cell, output or equation in the article
-               needs a horizontal scrollbar.
+               needs a horizontal scrollbar;
+* **code**     a visible code cell (not folded with ``hide-input``, not removed) of more than
+               :data:`MAX_VISIBLE_LINES` non-blank lines: code that draws figures or records claims
+               is folded, code that teaches stays short. Every page's longest visible cell is printed.
 
 It needs Debian's ``chromium`` and ``chromium-driver`` (``apt-get install chromium chromium-driver``)
 and the Python package ``selenium``. The pages are served from a local HTTP server, so the check
@@ -157,6 +160,55 @@ def missing_figures(root: Path, page: Path) -> list[str]:
 _REFRESH = re.compile(r'<meta[^>]+http-equiv="refresh"[^>]+content="\d+;\s*url=([^"]+)"', re.I)
 
 
+#: the longest visible code cell a page may show, in non-blank lines (issue 30)
+MAX_VISIBLE_LINES = 15
+
+
+class _CodeCells(HTMLParser):
+    """The visible code cells of a MyST-NB page: the text of every ``cell_input`` whose cell is not
+    tagged ``hide-input`` (folded) or ``remove-input`` (absent from the page anyway)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack: list[tuple[str, str]] = []  # (tag, class) of the open elements
+        self.cells: list[str] = []
+        self._text: list[str] | None = None
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        cls = dict(attrs).get("class") or ""
+        self.stack.append((tag, cls))
+        if tag == "div" and "cell_input" in cls.split() and self._text is None:
+            cell = next((c for t, c in reversed(self.stack[:-1]) if t == "div" and "cell" in c.split()), "")
+            if "tag_hide-input" not in cell and "tag_remove-input" not in cell:
+                self._text, self._depth = [], len(self.stack)
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            open_tag, _ = self.stack.pop()
+            if self._text is not None and len(self.stack) < self._depth:
+                self.cells.append("".join(self._text))
+                self._text = None
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data):
+        if self._text is not None:
+            self._text.append(data)
+
+
+def longest_visible_cell(page: Path) -> tuple[int, str]:
+    """The non-blank line count of a page's longest visible code cell, and its first line."""
+    parser = _CodeCells()
+    parser.feed(page.read_text(errors="replace"))
+    best = (0, "")
+    for text in parser.cells:
+        lines = [line for line in text.splitlines() if line.strip()]
+        if len(lines) > best[0]:
+            best = (len(lines), lines[0].strip()[:60])
+    return best
+
+
 def redirect_target(page: Path) -> str | None:
     """The URL a ``<meta http-equiv="refresh">`` page sends the reader to, or None for a real page."""
     match = _REFRESH.search(page.read_text(errors="replace")[:4000])
@@ -210,6 +262,10 @@ def check(root: Path, width: int = 1280, height: int = 900, screenshots: Path | 
             found["image"] = seen["images"]
             found["width"] = seen["width"]
             found["figure"] = missing_figures(root, path)
+            longest, first = longest_visible_cell(path)
+            if longest > MAX_VISIBLE_LINES:
+                found["code"].append(f"a visible code cell of {longest} lines (over {MAX_VISIBLE_LINES}): "
+                                     f"\"{first}\": fold it (hide-input) or move the computing into lib")
             for entry in driver.get_log("browser"):
                 # the browser asks every new origin for /favicon.ico on its own; the book sets none
                 if entry["level"] == "SEVERE" and "favicon.ico" not in entry["message"]:
@@ -232,7 +288,7 @@ def check(root: Path, width: int = 1280, height: int = 900, screenshots: Path | 
                 _full_page_screenshot(driver, screenshots / (rel.replace("/", "__") + ".png"), width)
             problems[rel] = {k: v for k, v in found.items() if v}
             status = "ok" if not problems[rel] else ", ".join(f"{len(v)} {k}" for k, v in problems[rel].items())
-            print(f"{rel:70s} {status}", flush=True)
+            print(f"{rel:70s} {status} (longest visible code cell: {longest} lines)", flush=True)
     finally:
         driver.quit()
         server.shutdown()

@@ -49,7 +49,9 @@
 # definitions, assumptions or illustrations; the lists are `lib.claims.RESULTS`) at least one
 # claim checks, and names the ones no claim checks yet. Below it, each part lists
 # its claims in the paper's order; each claim links to the section that checks it and names the
-# scale its evidence ran at (where a claim was checked at several scales, the largest is shown).
+# scale its evidence ran at (where a claim was checked at several scales, the largest is shown);
+# a claim whose stored evidence has changed or gone since it was recorded is marked *stale*. The
+# last section lists every trained claim with its computed difference from the paper's setup.
 # The code that builds this page is folded away above each part of it.
 
 # %% tags=["setup", "remove-cell"]
@@ -86,6 +88,23 @@ plots.stamp(ax, "from data/claims/*.json, the largest scale per claim")
 plt.show()
 
 # %% tags=["hide-input"]
+stale = claims.stale(recorded)
 for row in rows:
     mine = [c for c in recorded if c.paper == row["paper"]]
-    display(Markdown(f"## {row['title']}\n\n" + claims.table_markdown(mine)))
+    display(Markdown(f"## {row['title']}\n\n" + claims.table_markdown(mine, stale)))
+
+# %% [markdown]
+# (report-card-differences)=
+# ## Every trained claim against the paper's setup
+#
+# A trained claim is compared with what its paper states about the experiment (model and data
+# sizes, steps, batch, optimizer and learning rates, seeds, loss, data, the models compared; in
+# `lib/papers/<key>/setup.py`, each value with the section it comes from). The difference below is
+# computed from the config the stored result actually ran with, never typed; a claim is
+# *reproduced* only with no difference it may depend on. A field marked "does not matter here"
+# differs, but the check is shown not to depend on it, for the reason given.
+
+# %% tags=["hide-input"]
+display(Markdown(claims.differences_markdown(recorded)))
+if stale:
+    display(Markdown(f"{len(stale)} claims rest on missing or stale evidence (marked above): rerun their chapters."))
