@@ -44,9 +44,9 @@ import matplotlib.pyplot as plt
 import torch
 
 from lib import claims, plots, scale
-from lib.constructions.lookup import exactness_threshold, index_lookup_onehot, worst_case_inputs
+from lib.constructions.lookup import exactness_threshold, index_lookup_onehot
 from lib.models import AttentionConfig, accuracy, build_model
-from lib.papers.course import sweeps
+from lib.papers.course import checks, sweeps
 from lib.tasks import IndexLookup
 from lib.train import TrainConfig, train
 
@@ -170,39 +170,22 @@ for name in model.weight_names():
 small = IndexLookup(n_symbols=4, length=6)
 everything = small.enumerate()  # 4^6 sequences x 6 positions
 construction = index_lookup_onehot(small, beta=10.0).double()
-acc_all = accuracy(construction, everything)
+threshold = exactness_threshold(small)  # log(N - 1)
+for beta in (10.0, threshold - 0.01, threshold + 0.01):
+    acc = accuracy(index_lookup_onehot(small, beta=beta).double(), everything)
+    print(f"beta = {beta:.3f}: {acc:.4f} on all {len(everything)} inputs (N={small.length})")
 
+# %% [markdown]
+# At a long length the threshold binds only on the worst inputs (one other symbol everywhere
+# else): random inputs read 100% below it too, so they cannot show it. The check
+# (`lib.papers.course.checks.proposition_0_1`) takes every input of the small instance, a random
+# sample of a long one and the long one's worst inputs, on both sides of the threshold.
+
+# %% tags=["hide-input"]
 long = IndexLookup(n_symbols=scale.pick(smoke=16, default=64, paper=64), length=scale.pick(smoke=32, default=64, paper=256))
-sample = long.sample(scale.pick(smoke=2_000, default=10_000, paper=50_000), seed=1)
-big = index_lookup_onehot(long, beta=10.0).double()
-acc_long = accuracy(big, sample)
-
-threshold = exactness_threshold(small)
-below = index_lookup_onehot(small, beta=threshold - 0.01).double()
-above = index_lookup_onehot(small, beta=threshold + 0.01).double()
-acc_below = accuracy(below, everything)
-acc_above = accuracy(above, everything)
-print(f"all {len(everything)} inputs (N={small.length}): {acc_all:.4f}")
-print(f"{len(sample)} random inputs (N={long.length}): {acc_long:.4f}")
-print(f"beta = log(N-1) -/+ 0.01: {acc_below:.4f} / {acc_above:.4f}")
-# At the long length the threshold binds only on the worst inputs (one other symbol everywhere
-# else); random inputs read 100% below it too, so they cannot show it.
-worst = worst_case_inputs(long)
-long_threshold = exactness_threshold(long)
-acc_worst = {side: accuracy(index_lookup_onehot(long, beta=long_threshold + shift).double(), worst)
-             for side, shift in (("below", -0.01), ("above", 0.01))}
-acc_random_below = accuracy(index_lookup_onehot(long, beta=long_threshold - 0.01).double(), sample)
-print(f"N={long.length}, beta = log(N-1) -/+ 0.01 on the {len(worst)} worst inputs: {acc_worst['below']:.4f} / "
-      f"{acc_worst['above']:.4f}; on the random sample below the threshold: {acc_random_below:.4f}")
-assert acc_all == 1.0 and acc_long == 1.0 and acc_above == 1.0 and acc_below < 1.0
-assert acc_worst["above"] == 1.0 and acc_worst["below"] < 1.0
-record(ref="Proposition 0.1 (one-hot index lookup)", label="tour-construction",
-       statement="one softmax head with one-hot positions solves index lookup on every input when beta > log(N-1), not below",
-       paper_value="100% above the threshold, <100% below", ours=f"{acc_above:.0%} above, {acc_below:.2%} below "
-       f"(all inputs, N={small.length}); at N={long.length} on the {len(worst)} worst inputs {acc_worst['above']:.0%} "
-       f"above, {acc_worst['below']:.0%} below (random inputs: {acc_random_below:.0%} below); float64",
-       passed=acc_all == 1.0 and acc_long == 1.0 and acc_above == 1.0 and acc_below < 1.0
-       and acc_worst["above"] == 1.0 and acc_worst["below"] < 1.0)
+prop_check = checks.proposition_0_1(small, long, scale.pick(smoke=2_000, default=10_000, paper=50_000))
+assert prop_check.passed
+record(prop_check)
 
 # %% [markdown]
 # Probing a model: `model(x, cache={})` fills the dict with every layer's residual stream and
