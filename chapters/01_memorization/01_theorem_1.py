@@ -53,11 +53,10 @@ import torch
 
 from lib import claims, scale
 from lib.models import build_model
+from lib.papers.mahdavi2024 import analysis, checks, kruskal, lemmas
 from lib.papers.mahdavi2024 import construction as mem
-from lib.papers.mahdavi2024 import kruskal, lemmas
-from lib.papers.mahdavi2024.data import relu_hard_data
 from lib.plots import legend_outside, readable, table, use_style
-from lib.tasks.random_labels import as_sequences, contexts, queries, query_context_data
+from lib.tasks.random_labels import contexts, queries, query_context_data
 
 use_style()
 record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/01_theorem_1")
@@ -100,6 +99,8 @@ p = np.einsum("thd,hdv->thv", Z.reshape(10, H, d), W_V)  # eq. (4)
 o = np.einsum("thv,hvd->td", p, W_O)  # eq. (5)
 y_hat = o @ W_D  # eq. (6)
 gap = np.abs(model(batch.x).detach().numpy() - y_hat).max()
+
+# %%
 print(f"max |model - eqs. (1)-(6)| = {gap:.1e}")
 print(f"parameters: the paper's count 2Hd d_h + Hd d_v + d d_out = {mem.paper_param_count(d, H, d_h, d_v, d_out)}, "
       f"plus W_O (H d_v d = {H * d_v * d}) = {model.n_params()} in the model")
@@ -131,18 +132,15 @@ assert model.n_params() == mem.paper_param_count(d, H, d_h, d_v, d_out) + H * d_
 # yet almost every random triple is independent.
 
 # %%
-rng = np.random.default_rng(0)
-vectors = rng.standard_normal((12, 5))
-exact_before = kruskal.kruskal_rank(vectors)
-vectors[2] = vectors[0] + vectors[1]
-exact_after = kruskal.kruskal_rank(vectors)
-rates = {k: kruskal.kruskal_pass_rate(vectors, k, trials=5000, seed=1) for k in range(1, 6)}
-print(f"exact Kruskal rank: {exact_before} before planting, {exact_after} after")
+planted = analysis.planted_dependency()  # 12 random vectors in R^5, then v_2 = v_0 + v_1
+rates = planted["rates"]
+print(f"exact Kruskal rank: {planted['exact_before']} before planting, {planted['exact_after']} after")
 print("randomized pass rate by k:", readable(rates, 4))
 fooled = rates[3] >= kruskal.PASS_RULE
-print(f"the 99% rule declares Kruskal rank >= 3: {fooled} (the truth is {exact_after})")
-assert exact_before == 5 and exact_after == 2 and fooled
+print(f"the 99% rule declares Kruskal rank >= 3: {fooled} (the truth is {planted['exact_after']})")
+assert planted["exact_before"] == 5 and planted["exact_after"] == 2 and fooled
 
+# %%
 same = np.ones((200, 16))  # identical queries (e.g. a [CLS] token before any layer)
 uniform = query_context_data(500, 8, 16, seed=0)
 report = kruskal.assumption_report(queries(uniform), contexts(uniform), trials=2000)
@@ -152,11 +150,10 @@ assert kruskal.kruskal_pass_rate(same, 2, trials=500) == 0.0
 assert kruskal.holds(report["assumption_1"]) and kruskal.holds(report["general_position"])
 assert kruskal.holds(report["assumption_2"], all_=True)
 
-record(ref="Sec. 5.1 (Kruskal-rank test)", label="mem-assumptions",
-       statement="the randomized Kruskal test (99% of 5000 draws) is a heuristic that can overestimate",
-       paper_value="used as the test", ours=f"planted dependency: exact rank {exact_after}, "
-       f"test passes k=3 in {rates[3]:.1%} of draws", passed=fooled and exact_after == 2,
-       paper="course")  # the course's own finding about the paper's test
+# %% tags=["hide-input"]
+kruskal_check = checks.kruskal_test(planted)  # the course's own finding about the paper's test
+assert kruskal_check.passed
+record(kruskal_check)
 
 # %% [markdown]
 # (mem-thm-1)=
@@ -187,38 +184,29 @@ record(ref="Sec. 5.1 (Kruskal-rank test)", label="mem-assumptions",
 # %%
 d, n, H = 64, 32, 8
 T = mem.rank_bound(H, n, d)
-paper_size = mem.check_theorem_1(query_context_data(T, n, d, seed=1, dtype=torch.float64), H, d)
+paper_size = mem.check_theorem_1(analysis.paper_size_data(T, n, d), H, d)
 table(pd.Series(paper_size).to_frame("d=64, n=32, H=8, shared context"))
 
-# %%
-assert mem.theorem_1_holds(paper_size, d)
-record(ref="Theorem 1", label="mem-thm-1",
-       statement="one H-head layer memorizes any labels of T = H(min(n,d_h)-1)+1 examples under Asm. 1-2",
-       paper_value="exists (proof)", ours=f"built: T={T} at d=64, n=32, H=8, max error "
-       f"{claims.below(paper_size['max |y_hat - y|'])}, rank Z = {paper_size['rank Z']}",
-       passed=mem.theorem_1_holds(paper_size, d))
+# %% tags=["hide-input"]
+theorem_check = checks.theorem_1(paper_size, d, n, H)
+assert theorem_check.passed
+record(theorem_check)
 
 # %% [markdown]
 # **The induction of Prop. 1, step by step.** The proof adds one head at a time and shows (with
 # Lemma 1, $\mathrm{rank}\begin{bmatrix}A & B\\ 0 & C\end{bmatrix} \ge \mathrm{rank}A +
 # \mathrm{rank}C$) that the examples seen so far, against the heads built so far, gain rank
-# $r - 1$ per head. We rebuild the paper-size construction and read that rank off $Z$:
+# $r - 1$ per head. We rebuild the paper-size construction and read that rank off $Z$
+# (`analysis.rank_growth`: the rank of $Z$ restricted to the first $h$ heads and their examples):
 
 # %%
-data_1 = query_context_data(T, n, d, seed=1, dtype=torch.float64)
-q1, E1 = queries(data_1).numpy(), contexts(data_1).numpy()
-weights_1 = mem.attention_weights(E1, q1, H, d, seed=0)
-Z1, _ = mem.head_outputs(E1, q1, weights_1.W)
-seen, growth = 0, []
-for h in range(H):
-    seen += len(weights_1.groups[h])
-    growth.append(int(np.linalg.matrix_rank(Z1[:seen, :(h + 1) * d])))
+growth = analysis.rank_growth(analysis.paper_size_data(T, n, d), H, d)
 print("rank of Z restricted to the first h heads and their examples:", growth)
-assert growth == [mem.rank_bound(h + 1, n) for h in range(H)]
-record(ref="Proposition 1", label="mem-thm-1",
-       statement="key/query weights with rank(Z) >= H(r-1)+1: each added head adds r-1 to the rank",
-       paper_value="rank grows by r-1 per head", ours=f"ranks {growth[0]}, {growth[1]}, ..., {growth[-1]} "
-       f"for h = 1..{H} (d=64, n=32)", passed=growth == [mem.rank_bound(h + 1, n) for h in range(H)])
+
+# %% tags=["hide-input"]
+proposition_1_check = checks.proposition_1(growth, n, d)
+assert proposition_1_check.passed
+record(proposition_1_check)
 
 # %% [markdown]
 # The theorem covers more than that one case. The same routine, unchanged:
@@ -233,30 +221,15 @@ record(ref="Proposition 1", label="mem-thm-1",
 #   where `tests/test_memorization.py` runs it instead).
 
 # %%
-cases = {
-    "d_h=4 < n=6 (d=16, H=4)": (query_context_data(13, 6, 16, seed=2, dtype=torch.float64), 4, 4, {}),
-    "per-example contexts (d=64, n=32, H=8)": (query_context_data(249, 32, 64, context="per_example", seed=3,
-                                                                  dtype=torch.float64), 8, 64, {}),
-    "d_out=4 labels (d=32, n=12, H=8)": (query_context_data(89, 12, 32, seed=4, dtype=torch.float64), 8, 32,
-                                          {"d_out": 4}),
-    "skip connection, d_out=3, d_v=5": (query_context_data(89, 12, 32, seed=5, dtype=torch.float64), 8, 32,
-                                        {"d_out": 3, "d_value": 5, "skip": True}),
-    "Prop. 3 data (d=16, n=6, H=4)": (relu_hard_data(21, 6, 16, seed=6), 4, 16, {}),
-}
-if scale.current() != "smoke":
-    cases["larger: d=128, n=64, H=12"] = (query_context_data(757, 64, 128, seed=7, dtype=torch.float64), 12, 128, {})
+cases = analysis.variant_cases(larger=scale.current() != "smoke")  # name: (data, H, d_h, options)
 variants = {name: mem.check_theorem_1(b, h, dh, **kw) for name, (b, h, dh, kw) in cases.items()}
 variant_table = pd.DataFrame(variants).T
 table(variant_table.rename(columns=lambda c: c.replace("_", " ")))
 
-# %%
-variants_ok = {name: mem.theorem_1_holds(variants[name], cases[name][2]) for name in cases}
-assert all(variants_ok.values()), variants_ok
-record(ref="Theorem 1 (variants), Remark 2", label="mem-thm-1",
-       statement="the construction for d_h < n, per-example contexts, d_out > 1, the skip connection "
-                 "(App. C), Prop. 3's data, and (default scale) at d=128, n=64, H=12",
-       paper_value="exists (proof)", ours=f"{sum(variants_ok.values())}/{len(variants_ok)} variants exact "
-       f"(max error {claims.below(variant_table['max |y_hat - y|'].max())})", passed=all(variants_ok.values()))
+# %% tags=["hide-input"]
+variants_check = checks.theorem_1_variants(variants, cases)
+assert variants_check.passed
+record(variants_check)
 
 # %% [markdown]
 # Note the condition numbers: with a shared context $Z$ is badly conditioned (about $10^5$ at the
@@ -268,29 +241,21 @@ record(ref="Theorem 1 (variants), Remark 2", label="mem-thm-1",
 # still let the construction run with $r = Q$, here by choosing $d_h = Q$:
 
 # %%
-Qdim, n_r, d_r, H_r = 4, 8, 16, 5
-low = query_context_data(mem.rank_bound(H_r, n_r, Qdim), n_r, d_r, seed=8, dtype=torch.float64)
-basis = np.linalg.qr(np.random.default_rng(8).standard_normal((d_r, Qdim)))[0]
-low_q = torch.as_tensor(queries(low).numpy() @ basis @ basis.T)  # queries in a Q-dim subspace
-low = type(low)(as_sequences(low_q, contexts(low)), low.y)
-query_rank = kruskal.kruskal_rank(queries(low)[:12])
-print(f"Kruskal rank of the queries: {query_rank} (first 12 of {len(low)})")
-assert query_rank == Qdim
-remark_1 = mem.check_theorem_1(low, H_r, Qdim)
-print(readable(remark_1))
+case = analysis.remark_1_case(Q=4, n=8, d=16, H=5)  # queries in a Q-dim subspace, with d_h = Q and d_h = n
+print(f"Kruskal rank of the queries: {case['query_rank']} (first 12 of {case['built']['T']})")
+assert case["query_rank"] == case["Q"]
+print(readable(case["built"]))
 # What limits T is the queries' Kruskal rank, not d_h: the same examples with d_h = n (so that
 # d_h does not bind) make the construction group n queries per head, which span only Q
 # dimensions, and it fails on the very T that r = Q reaches.
-unlimited = mem.check_theorem_1(low, H_r, n_r)
-print(f"same T = {unlimited['T']} with d_h = n = {n_r}: rank Z {unlimited['rank Z']}, "
+unlimited = case["unlimited"]
+print(f"same T = {unlimited['T']} with d_h = n = {case['n']}: rank Z {unlimited['rank Z']}, "
       f"max |y_hat - y| {unlimited['max |y_hat - y|']:.2f}")
-assert mem.theorem_1_holds(remark_1, Qdim) and not mem.theorem_1_holds(unlimited, n_r)
-assert unlimited["rank Z"] < unlimited["T"]
-record(ref="Remark 1", label="mem-thm-1",
-       statement="queries of Kruskal rank Q < n: T = H(min(Q,d_h)-1)+1 still memorized",
-       paper_value="exists (proof)", ours=f"built with Q=d_h={Qdim}, n={n_r}, H={H_r}: T={remark_1['T']}; with "
-       f"d_h=n the construction reaches rank Z {unlimited['rank Z']} < T (the Kruskal rank binds)",
-       passed=mem.theorem_1_holds(remark_1, Qdim) and unlimited["rank Z"] < unlimited["T"])
+
+# %% tags=["hide-input"]
+remark_1_check = checks.remark_1(case)
+assert remark_1_check.passed and not mem.theorem_1_holds(unlimited, case["n"])
+record(remark_1_check)
 
 # %% [markdown]
 # (mem-lemmas)=
@@ -313,36 +278,24 @@ record(ref="Remark 1", label="mem-thm-1",
 # group the softmax does not move at all.
 
 # %%
-batch = query_context_data(T, n, d, seed=1, dtype=torch.float64)
-q, E = queries(batch).numpy(), contexts(batch).numpy()
-attention = mem.attention_weights(E, q, H, d, seed=0)
-head = 1
-W_star, W_plus, c_used = attention.W_star[head], attention.W_plus[head], attention.c[head]
-own, earlier = attention.groups[head], attention.groups[0]
-plus_logits = np.einsum("tnd,de,te->tn", E, W_plus, q)
-sorted_plus = np.sort(plus_logits[earlier], 1)
-onehot = np.eye(n)[plus_logits[earlier].argmax(1)]
-cs = np.geomspace(c_used / 1e3, c_used, 25)
-distance, own_drift = [], []
-base_own = mem.softmax(np.einsum("tnd,de,te->tn", E[own], W_star, q[own]))
-for c in cs:
-    W = W_star + c * W_plus
-    distance.append(np.abs(mem.softmax(np.einsum("tnd,de,te->tn", E[earlier], W, q[earlier])) - onehot).sum(1).max())
-    own_drift.append(np.abs(mem.softmax(np.einsum("tnd,de,te->tn", E[own], W, q[own])) - base_own).max())
-distance, own_drift = np.array(distance), np.array(own_drift)
+path = analysis.saturation_path(analysis.paper_size_data(T, n, d), H, d, head=1)
+W_plus, plus_logits, c_used = path["W_plus"], path["plus_logits"], path["c_used"]
+sorted_plus = np.sort(plus_logits[path["earlier"]], 1)
+print(f"W+ rank {np.linalg.matrix_rank(W_plus)}; |W+ logits| on its own group <= "
+      f"{np.abs(plus_logits[path['own']]).max():.1e}; smallest top-2 gap on earlier examples "
+      f"{np.min(sorted_plus[:, -1] - sorted_plus[:, -2]):.2e}")
+print(f"own group's softmax moved by at most {path['own_drift'].max():.1e}; distance at the c used: "
+      f"{path['distance'][-1]:.1e}")
 
+# %% tags=["hide-input"]
 fig, ax = plt.subplots()
-ax.semilogy(cs, np.maximum(distance, 1e-300), marker=".", label="earlier examples: max L1 distance to one-hot")
+ax.semilogy(path["cs"], np.maximum(path["distance"], 1e-300), marker=".",
+            label="earlier examples: max L1 distance to one-hot")
 ax.axvline(c_used, color="0.5", linestyle=":", label=f"c used by the construction ({c_used:.3g})")
 ax.set_xscale("log")
-ax.set_xlabel("c")
-ax.set_ylabel("distance")
-ax.set_title("Lemma 4: softmax saturation of head 2 (d=64, n=32)")
+ax.set(xlabel="c", ylabel="distance", title="Lemma 4: softmax saturation of head 2 (d=64, n=32)")
 legend_outside(ax)
 plt.show()
-print(f"W+ rank {np.linalg.matrix_rank(W_plus)}; |W+ logits| on its own group <= {np.abs(plus_logits[own]).max():.1e}; "
-      f"smallest top-2 gap on earlier examples {np.min(sorted_plus[:, -1] - sorted_plus[:, -2]):.2e}")
-print(f"own group's softmax moved by at most {own_drift.max():.1e}; distance at the c used: {distance[-1]:.1e}")
 
 # %% [markdown]
 # The proof needs only a *finite* $c$ (Appendix B.2): by Weyl's inequality (Lemma 5), a
@@ -351,15 +304,10 @@ print(f"own group's softmax moved by at most {own_drift.max():.1e}; distance at 
 # largest $W^+$ logit leads the next one by the spread of the $W^*$ logits plus 40 nats, an error
 # of order $e^{-40}$, and the exact ranks above confirm that this $c$ is large enough.
 
-# %%
-lemma_ok = (np.linalg.matrix_rank(W_plus) == 1 and np.abs(plus_logits[own]).max() < 1e-8
-            and np.min(np.diff(sorted_plus, axis=1)) > 0 and np.all(np.diff(distance) <= 1e-15)
-            and distance[-1] < 1e-12 and own_drift.max() < 1e-8)
-assert lemma_ok
-record(ref="Lemmas 3-4", label="mem-lemmas",
-       statement="a rank-one W+ vanishing on a head's group saturates the softmax of all other examples",
-       paper_value="limit c -> infinity", ours=f"distance to one-hot {distance[0]:.2g} -> {claims.below(distance[-1])} "
-       f"as c grows 1000x; own group unchanged (drift {claims.below(own_drift.max())})", passed=lemma_ok)
+# %% tags=["hide-input"]
+lemmas_check = checks.lemmas_3_4(path)
+assert lemmas_check.passed
+record(lemmas_check)
 
 # %% [markdown]
 # (mem-claims-12)=
@@ -375,24 +323,15 @@ record(ref="Lemmas 3-4", label="mem-lemmas",
 # to one-hot measured above.
 
 # %%
-chosen = np.random.default_rng(3).dirichlet(np.ones(n), size=n)  # r = n examples, any coefficients
-group = np.arange(n)
-W_fit = mem.fit_logits(E[group], q[group], np.log(chosen))
-claim_1_error = np.abs(mem.softmax(np.einsum("tnd,de,te->tn", E[group], W_fit, q[group])) - chosen).max()
-W_used = W_star + c_used * W_plus
-own_exact = np.abs(mem.softmax(np.einsum("tnd,de,te->tn", E[own], W_used, q[own])) - base_own).max()
-delta = np.abs(mem.softmax(np.einsum("tnd,de,te->tn", E[earlier], W_used, q[earlier])) - onehot).sum(1).max()
-print(f"Claim 1: {n} chosen coefficient vectors reproduced to {claim_1_error:.1e}")
-print(f"Claim 2: head 2 sets its {len(own)} examples to {own_exact:.1e} and keeps the {len(earlier)} earlier ones "
-      f"within delta = {delta:.1e} (L1) of one-hot")
-claims_12_ok = claim_1_error < 1e-10 and len(own) == min(n, d) - 1 and own_exact < 1e-8 and delta < 1e-12
-assert claims_12_ok
-record(ref="Claims 1-2", label="mem-claims-12",
-       statement="one head gives any chosen softmax coefficients to r examples; a later head sets r-1 new "
-                 "examples exactly and keeps the earlier ones within delta of one-hot",
-       paper_value="exact (proof)", ours=f"r=n={n}: chosen coefficients to {claims.below(claim_1_error)}; head 2: "
-       f"{len(own)} examples to {claims.below(own_exact)}, earlier within {claims.below(delta)} (d={d})",
-       passed=claims_12_ok)
+found = analysis.claims_1_2(path)  # Claim 1: Dirichlet coefficients for r = n examples; Claim 2: head 2
+print(f"Claim 1: {found['n']} chosen coefficient vectors reproduced to {found['claim_1_error']:.1e}")
+print(f"Claim 2: head 2 sets its {found['own']} examples to {found['own_exact']:.1e} and keeps the "
+      f"{found['earlier']} earlier ones within delta = {found['delta']:.1e} (L1) of one-hot")
+
+# %% tags=["hide-input"]
+claims_12_check = checks.claims_1_2(found)
+assert claims_12_check.passed
+record(claims_12_check)
 
 # %% [markdown]
 # (mem-lemmas-15)=
@@ -415,15 +354,11 @@ print(f"Lemma 1: {lemma_1['trials']} trials, smallest rank(M) - rank(A) - rank(B
       f"(strictly above the bound in {lemma_1['strict']})")
 print(f"Lemma 5: rank kept in {lemma_5['kept']} of {lemma_5['trials']} trials inside the condition; "
       f"dropped in {lemma_5['dropped_at_edge']} at its edge")
-lemmas_15_ok = (lemma_1["smallest_margin"] >= 0 and lemma_5["kept"] == lemma_5["trials"]
-                and lemma_5["dropped_at_edge"] == lemma_5["trials"])
-assert lemmas_15_ok
-record(ref="Lemma 1, Lemma 5", label="mem-lemmas-15",
-       statement="rank of a block upper-triangular matrix >= sum of its diagonal blocks' ranks; a perturbation "
-                 "smaller than the least non-zero singular value cannot lower the rank",
-       paper_value="exact (proof)", ours=f"{lemma_1['trials']} random block matrices, margin >= "
-       f"{lemma_1['smallest_margin']}; {lemma_5['kept']}/{lemma_5['trials']} perturbations kept the rank, "
-       f"{lemma_5['dropped_at_edge']}/{lemma_5['trials']} dropped it at the edge", passed=lemmas_15_ok)
+
+# %% tags=["hide-input"]
+lemmas_15_check = checks.lemmas_1_5(lemma_1, lemma_5)
+assert lemmas_15_check.passed
+record(lemmas_15_check)
 
 # %% [markdown]
 # Saturation is what makes the construction work, and it also says how far it can go: the

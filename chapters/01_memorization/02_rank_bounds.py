@@ -44,16 +44,11 @@ device = lib.setup_notebook(seed=0)
 
 
 # %%
-import numpy as np
-import pandas as pd
-import torch
-
 from lib import claims
+from lib.papers.mahdavi2024 import analysis, checks
 from lib.papers.mahdavi2024 import construction as mem
-from lib.papers.mahdavi2024.bounds import random_ranks, relu_capacity, relu_jacobian_rank
 from lib.papers.mahdavi2024.data import relu_hard_data
 from lib.plots import table, use_style
-from lib.tasks.random_labels import contexts, queries, query_context_data
 
 use_style()
 record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/02_rank_bounds")
@@ -78,27 +73,16 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 
 # %%
 d, n, H, T_big = 16, 6, 4, 80
-shared = query_context_data(T_big, n, d, seed=0, dtype=torch.float64)
-per_example = query_context_data(T_big, n, d, context="per_example", seed=0, dtype=torch.float64)
 cap = mem.rank_bound(H, n)
-rows = []
-for scale_ in (0.3, 1.0, 10.0):
-    for name, b in (("shared", shared), ("per-example", per_example)):
-        r_ = random_ranks(b, H, scale_, draws=50)
-        rows.append({"context": name, "weight scale": scale_, "min rank Z": r_.min(), "max rank Z": r_.max()})
-prop2 = pd.DataFrame(rows)
+prop2 = analysis.proposition_2_draws(d, n, H, T_big, draws=50)  # 50 draws per weight scale and context
 print(f"T = {T_big}, H = {H}, n = {n}, d = {d}: H(n-1)+1 = {cap}, Hd = {H * d}")
 table(prop2)
 
-# %%
-max_shared = prop2[prop2.context == "shared"]["max rank Z"].max()
-max_per_example = prop2[prop2.context == "per-example"]["max rank Z"].max()
+# %% tags=["hide-input"]
 collapse = prop2[(prop2.context == "shared") & (prop2["weight scale"] == 10.0)]["max rank Z"].item()
-assert max_shared == cap and max_per_example > cap and collapse < cap
-record(ref="Proposition 2", label="mem-tightness",
-       statement="shared context: rank(Z) <= H(n-1)+1 for any weights (so Prop. 1 is tight)",
-       paper_value=f"<= {cap}", ours=f"max over 150 random draws {max_shared}; per-example contexts reach "
-       f"{max_per_example}", passed=max_shared == cap and max_per_example > cap)
+proposition_2_check = checks.proposition_2(prop2, n, H)
+assert proposition_2_check.passed and collapse < cap
+record(proposition_2_check)
 
 # %% [markdown]
 # Three readings of the table. Random weights of moderate size already reach the bound exactly;
@@ -114,19 +98,7 @@ record(ref="Proposition 2", label="mem-tightness",
 # values. Conditioning, not rank, improves with $d_h$:
 
 # %%
-q, E = queries(shared).numpy(), contexts(shared).numpy()
-cond_rows = []
-for d_head in (1, 2, 4, 8, 16):
-    smallest, ranks_ = [], []
-    for seed in range(10):
-        rng = np.random.default_rng(seed)
-        W_K, W_Q = rng.standard_normal((2, H, d, d_head))
-        Z, _ = mem.head_outputs(E, q, np.einsum("hdk,hek->hde", W_K, W_Q) / np.sqrt(d * d_head))
-        s = np.linalg.svd(Z, compute_uv=False)
-        smallest.append(s[cap - 1])
-        ranks_.append(np.linalg.matrix_rank(Z))
-    cond_rows.append({"d_h": d_head, "rank Z (max)": max(ranks_), "sigma_(H(n-1)+1) (median)": np.median(smallest)})
-conditioning = pd.DataFrame(cond_rows)
+conditioning = analysis.head_size_conditioning(d, n, H, T_big, seeds=10)
 table(conditioning)
 
 # %%
@@ -147,23 +119,14 @@ assert conditioning["sigma_(H(n-1)+1) (median)"].iloc[-1] > 10 * conditioning["s
 # to a constant sum and try random weights:
 
 # %%
-d5, n5, H5, T5 = 12, 8, 3, 120
-raw = query_context_data(T5, n5, d5, context="per_example", seed=9, dtype=torch.float64)
-E5 = contexts(raw).numpy()
-E5 = E5 / E5.sum(-1, keepdims=True)  # 1^T e_i = 1
-q5 = queries(raw).numpy()
-rng = np.random.default_rng(0)
-ranks5 = [np.linalg.matrix_rank(mem.head_outputs(E5, q5, rng.standard_normal((H5, d5, d5)))[0]) for _ in range(20)]
-free5 = [np.linalg.matrix_rank(mem.head_outputs(contexts(raw).numpy(), q5, rng.standard_normal((H5, d5, d5)))[0])
-         for _ in range(20)]
-print(f"constant-sum tokens: max rank Z = {max(ranks5)}; H(d-1)+1 = {H5 * (d5 - 1) + 1}; "
-      f"unconstrained tokens: {max(free5)} (Hd = {H5 * d5})")
-prop5_ok = max(ranks5) == H5 * (d5 - 1) + 1 and max(free5) == H5 * d5
-assert prop5_ok
-record(ref="Proposition 5", label="mem-tightness",
-       statement="tokens with a constant coordinate sum: rank(Z) <= H(d-1)+1 for any weights",
-       paper_value=f"<= {H5 * (d5 - 1) + 1} (d={d5}, H={H5})", ours=f"max {max(ranks5)} over 20 draws "
-       f"(unconstrained: {max(free5)})", passed=prop5_ok)
+prop5 = analysis.proposition_5_draws(d=12, n=8, H=3, T=120, draws=20)  # tokens rescaled to 1^T e_i = 1
+print(f"constant-sum tokens: max rank Z = {prop5['constant_sum']}; H(d-1)+1 = {prop5['H'] * (prop5['d'] - 1) + 1}; "
+      f"unconstrained tokens: {prop5['free']} (Hd = {prop5['H'] * prop5['d']})")
+
+# %% tags=["hide-input"]
+proposition_5_check = checks.proposition_5(prop5)
+assert proposition_5_check.passed
+record(proposition_5_check)
 
 # %% [markdown]
 # (mem-relu)=
@@ -190,45 +153,27 @@ record(ref="Proposition 5", label="mem-tightness",
 
 # %%
 d, n = 64, 32
-rows = []
-for H in (1, 5, 10, 20, 40):
-    attention_params = mem.paper_param_count(d, H, n, 1, 1) + H * d  # with W_O
-    m = attention_params // ((n + 1) * d + 1 + 1)  # hidden units of a ReLU net with as many parameters
-    rows.append({"H": H, "attention parameters": attention_params, "ReLU hidden units m": m,
-                 "ReLU memorizes at most": int(relu_capacity(n, m)), "attention memorizes at least": mem.rank_bound(H, n)})
-prop3 = pd.DataFrame(rows)
+prop3 = analysis.proposition_3_counts(d, n, heads=(1, 5, 10, 20, 40))  # equal parameters, d_h = n, d_v = 1
 table(prop3)
 
-# %%
-prop3["ReLU / attention"] = prop3["ReLU memorizes at most"] / prop3["attention memorizes at least"]
-ratio = prop3["ReLU / attention"]
-prop3_ok = bool(ratio.max() / ratio.min() < 1.2 and ratio.max() < 2.5)  # the same order, Theta(Hn)
-print(f"ReLU upper bound / attention lower bound: {ratio.min():.2f} to {ratio.max():.2f} for H = 1..40")
-prop3_built = mem.check_theorem_1(relu_hard_data(21, 6, 16, seed=6), 4, 16)  # as in the previous chapter
-assert prop3_ok and mem.theorem_1_holds(prop3_built, 16)
-
-# The ReLU side measured, not only counted: the rank of the Jacobian of T = 120 outputs of a
+# %% [markdown]
+# The ReLU side measured, not only counted: the rank of the Jacobian of $T = 120$ outputs of a
 # two-layer ReLU network with respect to all its parameters (the dimension of the labels it can
 # reach near those weights), on Appendix F's data and, for contrast, on per-example contexts in
-# general position; d = 16, n = 6, three draws of weights per width.
-jacobian_rows = []
-for m in (2, 4, 8):
-    hard = [relu_jacobian_rank(relu_hard_data(120, 6, 16, seed=1), m, seed=s) for s in range(3)]
-    general = relu_jacobian_rank(query_context_data(120, 6, 16, seed=1, context="per_example", dtype=torch.float64), m)
-    jacobian_rows.append({"hidden units m": m, "parameters": hard[0]["parameters"], "Prop. 3 bound": hard[0]["bound"],
-                          "rank, Appendix F data (max of 3)": max(h["jacobian rank"] for h in hard),
-                          "rank, per-example contexts": general["jacobian rank"]})
-jacobian = pd.DataFrame(jacobian_rows)
+# general position; $d = 16$, $n = 6$, three draws of weights per width
+# (`analysis.relu_jacobians`).
+
+# %%
+ratio = prop3["ReLU / attention"]
+print(f"ReLU upper bound / attention lower bound: {ratio.min():.2f} to {ratio.max():.2f} for H = 1..40")
+prop3_built = mem.check_theorem_1(relu_hard_data(21, 6, 16, seed=6), 4, 16)  # as in the previous chapter
+jacobian = analysis.relu_jacobians(T=120, n=6, d=16, widths=(2, 4, 8))
 display(table(jacobian, index=False))
-relu_side = bool((jacobian["rank, Appendix F data (max of 3)"] <= jacobian["Prop. 3 bound"]).all()
-                 and (jacobian["rank, per-example contexts"] > jacobian["Prop. 3 bound"]).all())
-assert relu_side
-record(ref="Proposition 3", label="mem-relu",
-       statement="on Appendix F's data a 2-layer ReLU net with as many parameters memorizes O(Hn), the order "
-                 "attention is guaranteed", paper_value="O(Hn) vs Omega(Hn)",
-       ours=f"equal parameters (d=64, n=32): ReLU upper / attention lower = {ratio.min():.2f}-{ratio.max():.2f} "
-       f"for H=1..40; Theorem 1 built on this data; ReLU Jacobian rank <= the bound for m = 2-8 (up to "
-       f"{jacobian['parameters'].max()} parameters), above it on general-position data", passed=prop3_ok and relu_side)
+
+# %% tags=["hide-input"]
+proposition_3_check = checks.proposition_3(prop3, prop3_built, jacobian, d, n)
+assert proposition_3_check.passed
+record(proposition_3_check)
 
 # %% [markdown]
 # The Jacobian ranks make the ReLU side concrete: on Appendix F's data the network's outputs can
