@@ -62,13 +62,13 @@ from IPython.display import display
 
 from lib import claims, plots, scale
 from lib.models import build_model
-from lib.papers.boixadsera2024 import copying, sweeps, training
+from lib.papers.boixadsera2024 import checks, copying, sweeps, training
+from lib.papers.boixadsera2024 import curves as cv
 from lib.plots import table
 from lib.tasks import symbol_templates as st
 
 plots.use_style()
 record = claims.Recorder(paper="boixadsera2024", chapter="chapters/04_symbols/02_trained_transformers")
-REDUCED = "d = 64, 16 heads of 8, MLP 128, 1000 full-batch steps, 2 seeds, n <= 512 (a CPU budget)"
 
 # %% [markdown]
 # (sy-identity)=
@@ -95,9 +95,8 @@ with torch.no_grad():
     h = both.layers[0].ln_attn(both.embed(x))
     a = both.layers[0].attn.pattern(h, both.allowed(x.shape[1], "cpu"))
 mass_on_equal = float(((x[:, :, None] == x[:, None, :]).float()[:, None] * a).sum(-1).min())
-print(f"a_h = b_h = 0: outputs identical to the plain stack: {same_output}; "
-      f"a_h = 1: the least attention any position puts on positions with its own token: {mass_on_equal:.3f}")
-print("scalars:", [n for n, _ in both.named_parameters() if ".id_" in n])
+print(f"a_h = b_h = 0: same outputs as the plain stack: {same_output}; a_h = 1: least attention on "
+      f"positions with one's own token: {mass_on_equal:.3f}; scalars: {[n for n, _ in both.named_parameters() if '.id_' in n]}")
 assert same_output and mass_on_equal > 0.9
 
 # %% [markdown]
@@ -116,10 +115,9 @@ assert same_output and mass_on_equal > 0.9
 
 # %%
 res = sweeps.result("identity_scalings")
-cfg, grid = sweeps.SWEEPS["identity_scalings"].define(res.scale)
-ns = sorted({p["n"] for p in grid})
-loss = {(t, v): np.array([res.get(task=t, variant=v, n=n)["test"] for n in ns])
-        for t, v in {(p["task"], p["variant"]) for p in grid}}
+ns, loss = cv.identity_losses(res)
+
+# %% tags=["hide-input"]
 fig, axes = plots.panels(2, ncols=2, height=2.6, sharey=True)
 for ax, name in zip(axes, ("program (Fig. 1)", "αβα vs αββ")):
     plots.sweep(ns, {v: loss[name, v] for v in training.VARIANTS if (name, v) in loss}, ax=ax,
@@ -128,16 +126,12 @@ for ax, name in zip(axes, ("program (Fig. 1)", "αβα vs αββ")):
     ax.axhline(1.0, color="0.5", ls=":", lw=1)
     ax.set_xscale("log", base=2)
 plots.shared_legend(fig, axes, ncols=4)
-plots.stamp(fig, f"best validation step of {cfg['steps']} full-batch Adam steps (lr {cfg['lr']}); dotted: predicting 0; "
-                 + res.label())
+plots.stamp(fig, f"best validation step of {res.config['steps']} full-batch Adam steps (lr {res.config['lr']}); "
+                 "dotted: predicting 0; " + res.label())
 plt.show()
-
-rows = []
-for name in ("program (Fig. 1)", "αβα vs αββ"):
-    for v in training.VARIANTS:
-        if (name, v) in loss:
-            rows.append({"task": name, "variant": v, **{f"n = {n}": loss[name, v][i].mean() for i, n in enumerate(ns)}})
-display(table(pd.DataFrame(rows).set_index(["task", "variant"])))
+display(table(pd.DataFrame([{"task": t, "variant": v, **{f"n = {n}": loss[t, v][i].mean() for i, n in enumerate(ns)}}
+                            for t in ("program (Fig. 1)", "αβα vs αββ") for v in training.VARIANTS if (t, v) in loss])
+              .set_index(["task", "variant"])))
 display(plots.paper_vs_ours([
     {"quantity": "Fig. 1, vanilla", "paper": "≈1.0 until n ≈ 64; 0.8 at 128; 0.55 at 512; ≈0 only at ≈2048",
      "ours": ", ".join(f"{loss['program (Fig. 1)', 'vanilla'][i].mean():.2f} at {n}" for i, n in enumerate(ns))},
@@ -148,23 +142,12 @@ display(plots.paper_vs_ours([
      + f" at n = {ns[-1]}"}]))
 
 # %%
-a_learned = np.mean([res.get(task=t, variant="+KQ", n=n)["mean_abs_a"] for t in ("αβα vs αββ", "program (Fig. 1)")
-                     for n in ns])
+a_learned = cv.mean_abs_scalar(res, "mean_abs_a", variant="+KQ")
 print(f"mean |a_h| learned under +KQ: {a_learned:.3f} (from 0; Adam moves a scalar by at most about lr per step)")
-largest = -1
-kq_gain = {name: loss[name, "vanilla"][largest].mean() - loss[name, "+KQ"][largest].mean()
-           for name in ("program (Fig. 1)", "αβα vs αββ")}
-kq_helps = all(gain > 0.2 for gain in kq_gain.values())
-kq_tenfold = all(loss[name, "+KQ"][i].mean() < 0.1 for name in kq_gain for i in range(len(ns)) if ns[i] <= 64)
-vanilla_slow = all(loss[name, "vanilla"][0].mean() > 0.8 for name in kq_gain)
-assert vanilla_slow  # the vanilla transformer does not generalise from the fewest samples
-record(ref="Figures 1 and 21 (a_h I)", label="sy-figure-21", reduced=REDUCED, result=res,
-       statement="adding a_h I to W_K W_Q^T (one scalar per head, from 0) cuts the samples a transformer needs to "
-                 "generalise to unseen symbols by about an order of magnitude (program task and αβα vs αββ)",
-       paper_value="Fig. 1: vanilla ≈0 only at n ≈ 2048, +a_h I ≈0.05 at n = 64; Fig. 21: +KQ ≈0 at 32-64, vanilla at ≈2000",
-       ours="; ".join(f"{name}: vanilla {loss[name, 'vanilla'][largest].mean():.2f} vs +KQ "
-                      f"{loss[name, '+KQ'][largest].mean():.2f} at n = {ns[largest]}" for name in kq_gain),
-       passed=bool(kq_helps and kq_tenfold), partly=bool(any(gain > 0.2 for gain in kq_gain.values())))
+assert all(loss[t, "vanilla"][0].mean() > 0.8 for t in ("program (Fig. 1)", "αβα vs αββ"))  # vanilla: not from the fewest samples
+
+# %% tags=["hide-input"]
+record(checks.figures_1_and_21(res))
 
 # %% [markdown]
 # (sy-figure-21-paper-scale)=
@@ -208,23 +191,13 @@ else:
 
 # %%
 mres = sweeps.result("majority")
-mcfg, mgrid = sweeps.SWEEPS["majority"].define(mres.scale)
-mns, mks = sorted({p["n"] for p in mgrid}), sorted({int(p["task"].split("-")[1]) for p in mgrid})
-mloss = {(k, v): np.array([mres.get(task=f"majority-{k}", variant=v, n=n)["test"] for n in mns])
-         for k in mks for v in ("vanilla", "+KQ,VO")}
+mns, mks, mloss = cv.majority_losses(mres)
 display(table(pd.DataFrame({f"{v}, n = {n}": {f"majority-{k}": mloss[k, v][i].mean() for k in mks}
                             for v in ("vanilla", "+KQ,VO") for i, n in enumerate(mns)})))
 print(mres.label())
-harder = bool(all(mloss[mks[j], "vanilla"][-1].mean() >= mloss[mks[0], "vanilla"][-1].mean() for j in range(len(mks))))
-both_help = bool(np.mean([mloss[k, "vanilla"][-1].mean() - mloss[k, "+KQ,VO"][-1].mean() for k in mks]) > 0.2)
-record(ref="Figures 16 and 22 (majority tasks)", label="sy-majority", reduced=REDUCED, result=mres,
-       statement="longer majority tasks need more samples (Fig. 16), and a_h I, b_h I cut the samples needed by about "
-                 "an order of magnitude (Fig. 22)",
-       paper_value="vanilla: majority-2 ≈0 at 2048, majority-4 at 8192, majority-6, -8 ≈1 at 8192; with both: "
-                   "majority-2 ≈0 at 128, -4 at ≈1000, -6, -8 at 8192",
-       ours="; ".join(f"majority-{k}: vanilla {mloss[k, 'vanilla'][-1].mean():.2f}, +KQ,VO {mloss[k, '+KQ,VO'][-1].mean():.2f}"
-                      for k in mks) + f" at n = {mns[-1]}",
-       passed=harder and both_help, partly=harder or both_help)
+
+# %% tags=["hide-input"]
+record(checks.figures_16_and_22(mres))
 
 # %% [markdown]
 # (sy-random-templates)=
@@ -240,23 +213,14 @@ record(ref="Figures 16 and 22 (majority tasks)", label="sy-majority", reduced=RE
 
 # %%
 rres = sweeps.result("random_templates")
-rcfg, rgrid = sweeps.SWEEPS["random_templates"].define(rres.scale)
-rns = sorted({p["n"] for p in rgrid})
-rloss = {r: np.array([rres.get(task=f"random, |R| = {r}", n=n)["test"] for n in rns]) for r in (0, 1, 2)}
+rns, rloss = cv.random_template_losses(rres)
 display(table(pd.DataFrame({f"|R| = {r}": {f"n = {n}": rloss[r][i].mean() for i, n in enumerate(rns)} for r in rloss})))
-for r in (0, 1, 2):
+for r in rloss:
     print(f"|R| = {r}:", "; ".join(" ".join(t.split()) for t in st.random_templates(4, 5, 3, r, seed=0)[0]))
 print(rres.label())
-regular_easy = bool(min(rloss[1][0].mean(), rloss[2][0].mean()) < 0.25 and
-                    rloss[0][-1].mean() > max(rloss[1][-1].mean(), rloss[2][-1].mean()) + 0.2)
-record(ref="Figure 17 (random templates, regular tokens)", label="sy-random-templates", reduced=REDUCED,
-       result=rres, substitute="4 random templates of length 5 over 3 wildcards (the paper's sweep settings are not given)",
-       statement="random template tasks with at least one regular token are learned from few samples; with none they "
-                 "are hard",
-       paper_value="|R| = 0: ≈0 only at n ≈ 2048; |R| >= 1: < 0.25 from n = 8",
-       ours="; ".join(f"|R| = {r}: " + ", ".join(f"{rloss[r][i].mean():.2f} at {n}" for i, n in enumerate(rns))
-                      for r in rloss),
-       passed=regular_easy)
+
+# %% tags=["hide-input"]
+record(checks.figure_17(rres))
 
 # %% [markdown]
 # (sy-figure-2)=
@@ -273,20 +237,12 @@ record(ref="Figure 17 (random templates, regular tokens)", label="sy-random-temp
 
 # %%
 pres = sweeps.result("program_symbolic")
-pcfg, pgrid = sweeps.SWEEPS["program_symbolic"].define(pres.scale)
-pns = sorted({p["n"] for p in pgrid})
-perr = {v: np.array([pres.get(variant=v, n=n)["test"] for n in pns]) for v in ("vanilla", "+KQ,VO")}
+pns, perr = cv.program_errors(pres)
 display(table(pd.DataFrame({v: {f"n = {n}": perr[v][i].mean() for i, n in enumerate(pns)} for v in perr})))
 print(pres.label())
-plateau = bool(perr["vanilla"][-1].mean() > 0.3)
-modified_better = bool(perr["+KQ,VO"][-1].mean() < perr["vanilla"][-1].mean() - 0.1)
-record(ref="Figure 2 (symbolic program)", label="sy-figure-2", reduced=REDUCED + "; 2 layers, d = 64 instead of 4, 512",
-       result=pres,
-       statement="on the symbolic program task the vanilla transformer stays far from 0 error for a long range of n; "
-                 "with a_h I and b_h I it reaches low error with far fewer samples",
-       paper_value="vanilla: 0.5 plateau from n ≈ 500 to 3e4, 0.15 at 2.6e5; +KQ,VO: 0 at n ≈ 8000",
-       ours=f"test error at n = {pns[-1]}: vanilla {perr['vanilla'][-1].mean():.2f}, +KQ,VO {perr['+KQ,VO'][-1].mean():.2f}",
-       passed=plateau and modified_better)  # a vanilla plateau alone is no evidence when neither variant learns
+
+# %% tags=["hide-input"]
+record(checks.figure_2(pres))
 
 # %% [markdown]
 # (sy-copy)=
@@ -311,19 +267,12 @@ record(ref="Figure 2 (symbolic program)", label="sy-figure-2", reduced=REDUCED +
 # %%
 ds = scale.pick(smoke=[32, 128, 512], default=[32, 128, 512, 2048], paper=[32, 128, 512, 2048])
 ratios = copying.ratio_table(ds, seeds=range(scale.pick(smoke=2, default=5, paper=5)))
-ratio_frame = pd.DataFrame({g: v.mean(axis=1) for g, v in ratios.items()}, index=pd.Index(ds, name="d"))
-display(table(ratio_frame))
-big = [i for i, d in enumerate(ds) if d >= 512]
-vanilla_max = max(ratios[g][i].mean() for g in ("W_E", "p", "W_V", "W_O") for i in big)
-b_min = min(ratios["b"][i].mean() for i in range(len(ds)))
-ratios_ok = bool(vanilla_max <= 0.05 and b_min >= 0.9)
-assert ratios_ok
-record(ref="Theorems 5.1 and 5.2 (early-time copying)", label="sy-copy",
-       statement="at initialisation the test loss on unseen tokens falls with the training loss under b_h I "
-                 "(R_b ≈ 1 at every d) but not under any vanilla parameter group once d is large (R_g <= 0.05)",
-       paper_value="-dL_test/dt → 0 as d → ∞ for the vanilla model (Thm. 5.1); Ω(1) with b_h (Thm. 5.2)",
-       ours=f"max vanilla R_g for d >= 512: {vanilla_max:+.3f}; min R_b: {b_min:.3f} (d = {ds[0]}..{ds[-1]})",
-       passed=ratios_ok)
+display(table(pd.DataFrame({g: v.mean(axis=1) for g, v in ratios.items()}, index=pd.Index(ds, name="d"))))
+
+# %% tags=["hide-input"]
+copy_check = checks.theorems_5_1_and_5_2(ds, ratios)
+assert copy_check.passed
+record(copy_check)
 
 # %% [markdown]
 # The vanilla ratios do not merely vanish: for the embedding and the positional vector they are
@@ -341,33 +290,23 @@ record(ref="Theorems 5.1 and 5.2 (early-time copying)", label="sy-copy",
 
 # %%
 cres = sweeps.result("copy")
-ccfg, cgrid = sweeps.SWEEPS["copy"].define(cres.scale)
-cns, cds = sorted({p["n"] for p in cgrid}), sorted({p["d_model"] for p in cgrid})
-err = {(v, d): np.array([cres.get(variant=v, d_model=d, n=n)["test"] for n in cns]) for v in ("vanilla", "+VO")
-       for d in cds}
+cns, cds, err = cv.copy_errors(cres)
+
+# %% tags=["hide-input"]
 fig, axes = plots.panels(2, ncols=2, height=2.6, sharey=True)
 for ax, v in zip(axes, ("vanilla", "+VO")):
     plots.sweep(cns, {f"d = {d}": err[v, d] for d in cds}, ax=ax, xlabel="training samples n",
                 ylabel="test error, unseen tokens", title=v, bounds=(0, 1), legend=None)
     ax.set_xscale("log", base=2)
 plots.shared_legend(fig, axes, ncols=len(cds))
-plots.stamp(fig, f"copy task, best validation step of {ccfg['copy_steps']} full-batch Adam steps; " + cres.label())
+plots.stamp(fig, f"copy task, best validation step of {cres.config['copy_steps']} full-batch Adam steps; " + cres.label())
 plt.show()
-b_learned = {d: np.mean([cres.get(variant="+VO", d_model=d, n=n)["mean_abs_b"] for n in cns]) for d in cds}
 display(table(pd.DataFrame({f"{v}, d = {d}": {f"n = {n}": err[v, d][i].mean() for i, n in enumerate(cns)}
                             for v in ("vanilla", "+VO") for d in cds})))
-print("mean |b_h| learned:", {d: round(float(b), 3) for d, b in b_learned.items()})
-inverse = bool(err["vanilla", cds[-1]][-1].mean() > err["vanilla", cds[0]][-1].mean() + 0.2)
-vo_fixes = bool(err["+VO", cds[-1]][-1].mean() < 0.1)
-record(ref="Figure 5 (copying: inverse scaling, fixed by b_h I)", label="sy-figure-5", reduced=REDUCED, result=cres,
-       statement="the vanilla transformer's copy error on unseen tokens at a given n grows with d_emb (inverse scaling); "
-                 "with b_h I, few samples suffice at every d_emb",
-       paper_value="vanilla: samples needed ≈ d/2 to d (d = 64: ≈0.05 at n = 64; d = 128: ≈0 at 128); "
-                   "+b_h I: ≈0 for n >= 16 at every d",
-       ours=f"vanilla at n = {cns[-1]}: " + ", ".join(f"d = {d}: {err['vanilla', d][-1].mean():.2f}" for d in cds)
-       + f"; +VO at n = {cns[-1]}: " + ", ".join(f"d = {d}: {err['+VO', d][-1].mean():.2f}" for d in cds)
-       + f"; |b_h| learned ≈ {max(b_learned.values()):.2f}",
-       passed=inverse and vo_fixes, partly=inverse or vo_fixes)
+print("mean |b_h| learned:", {d: round(cv.mean_abs_scalar(cres, "mean_abs_b", variant="+VO", d_model=d), 3) for d in cds})
+
+# %% tags=["hide-input"]
+record(checks.figure_5(cres))
 
 # %% [markdown]
 # (sy-trained-differ)=

@@ -1,0 +1,213 @@
+"""Analysis that Part IV's chapters compute live (not stored results), moved out of the chapters.
+
+Nothing here is imported by the sweeps or their training code, so changing it never makes a
+stored result stale. Every number a claim reports from here is computed in float64, so that it
+comes out the same on any machine (a float32 network's last bits differ between CPUs).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...models import build_model
+from ...tasks import symbol_templates as st
+
+
+# ----------------------------------------------------------------------------- Figure 14
+def last_layer_float64(task, n_train: int, init_scale: float = 1.0, seed: int = 0, data_seed: int = 0,
+                       **shape) -> dict:
+    """:func:`.last_layer.last_layer_only`, with the frozen random network evaluated in float64:
+    the same weights (drawn in float32 by the same seeds, then cast), the same least-squares read-out
+    with a bias; its train and test MSE on unseen symbols. In float32 the features' last bits depend
+    on the CPU, and the least-squares fit at n = 16,384 turns them into a second-decimal change."""
+    from .last_layer import readout_features, scale_init
+    from .training import authors_init, model_config
+
+    sets = task.splits(n_train, seed=data_seed)
+    model = build_model(model_config(task, "vanilla", **shape), seed=seed)
+    model = scale_init(authors_init(model, seed), init_scale).double().eval()
+
+    def design(x):
+        f = readout_features(model, x)
+        return torch.cat([f, torch.ones(len(f), 1, dtype=f.dtype)], 1)
+
+    X, y = design(sets["train"].x), sets["train"].y.double().reshape(-1)
+    w = torch.linalg.lstsq(X, y[:, None], driver="gelsd").solution[:, 0]
+    return {name: float(((design(sets[name].x) @ w - sets[name].y.double().reshape(-1)) ** 2).mean())
+            for name in ("train", "test")}
+
+
+def last_layer_table(ns, init_scales, seeds, **shape) -> dict:
+    """Figure 14: ``{(n, multiplier): test MSE per seed}`` on αβα vs αββ (100 held-out strings)."""
+    out = {}
+    for n in ns:
+        task = st.SymbolTemplates(*st.aba_abb(), n_symbols=n, n_heldout=100)
+        for c in init_scales:
+            out[n, c] = np.array([last_layer_float64(task, n, c, seed=s, **shape)["test"] for s in seeds])
+    return out
+
+
+# ----------------------------------------------------------------------------- chapter 1: MLPs
+def mlp_study(ns, seeds, d_hidden: int, steps: int = 200) -> tuple[list[dict], list[dict]]:
+    """Theorem I.2 and Lemma I.7 on same/different: per n, an ensemble of MLPs (``mlp.train_mlps``)
+    and one coupled pair (``mlp.coupling_check``). Returns one row per n (train and test MSE per
+    seed, whether the unseen-token weights are unchanged, the number of such weights, and
+    ``f(x x) - f(x y)`` per seed on unseen strings) and the coupling per n."""
+    from . import mlp
+
+    rows, coupling = [], []
+    for n in ns:
+        task = st.SymbolTemplates(*st.same_different(), n_symbols=n)
+        out = mlp.train_mlps(task, n, seeds, steps=steps, d_hidden=d_hidden)
+        rows.append({"n": n, "train_mse": out["train_mse"], "test_mse": out["test_mse"],
+                     "unseen_unchanged": out["unseen_unchanged"], "unseen_rows": out["unseen_rows"],
+                     "gap": out["mean_output_by_template"][:, 0] - out["mean_output_by_template"][:, 1]})
+        coupling.append(mlp.coupling_check(task, n, seed=0, d_hidden=d_hidden, steps=steps))
+    return rows, coupling
+
+
+def mlp_frame(rows):
+    """The MLP study as a table, one row per n."""
+    import math
+
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "n": r["n"], "train MSE": r["train_mse"].mean(), "test MSE (unseen)": r["test_mse"].mean(),
+        "lowest test MSE": r["test_mse"].min(), "unseen weights unchanged": bool(r["unseen_unchanged"].all()),
+        "weights reading unseen tokens": r["unseen_rows"],
+        "f(x x) - f(x y): mean ± s.e.": f"{r['gap'].mean():+.3f} ± {r['gap'].std(ddof=1) / math.sqrt(len(r['gap'])):.3f}"}
+        for r in rows]).set_index("n")
+
+
+# ----------------------------------------------------------------------------- chapter 1: the kernel
+#: the six strings of the kernel's checks (token ids; 0 is [CLS])
+KERNEL_STRINGS = np.array([[1, 2, 1, 0], [3, 4, 3, 0], [1, 2, 2, 0], [5, 6, 6, 0], [1, 1, 2, 0], [7, 8, 9, 0]])
+
+
+def kernel_checks(params, mc_samples: int, wide_seeds: int, strings=KERNEL_STRINGS) -> dict:
+    """Claim E.2 and App. H, checked on ``strings``: the β = 0 closed form, token symmetry, the
+    explicit-features Gram matrix (smallest eigenvalue, gap to the pattern cache), the cosine
+    layer's closed form against ``mc_samples`` Monte Carlo draws, and ``wide_seeds`` wide random
+    transformers of the shared stack (evaluated in float64) against the kernel."""
+    from . import kernel as K
+
+    k = strings.shape[1]
+    uniform = K.attention_kernel(strings, strings, K.KernelParams(beta=0.0, gamma=2.0, draws=10))
+    exact = (strings[:, None, :, None] == strings[None, :, None, :]).sum(axis=(2, 3)) / k**2 + 4.0 / k
+    relabel = np.vectorize({0: 0, 1: 42, 2: 17, 3: 5, 4: 99, 5: 1, 6: 2, 7: 3, 8: 4, 9: 6}.get)
+    features = K.attention_kernel_features(strings, K.KernelParams(draws=20000))
+    cached = K.attention_kernel(strings, strings, K.KernelParams(draws=20000))
+    rng = np.random.default_rng(0)
+    u, v = rng.multivariate_normal([0, 0], [[1.3, 0.6], [0.6, 0.8]], size=mc_samples).T
+    cos_mc = np.mean(np.cos(0.5 * u + 0.3) * np.cos(0.5 * v + 0.3))
+    cos_closed = K.cosine_layer(np.array([[0.6]]), np.array([1.3]), np.array([0.8]), 0.5, 0.3)[0, 0]
+    grams = []
+    for seed in range(wide_seeds):
+        model = K.wide_random_transformer(10, k, K.KernelParams(draws=20000), d_model=1024, n_heads=128, seed=seed)
+        with torch.no_grad():
+            z = model.double()(torch.tensor(strings))
+        grams.append((z @ z.T).numpy())
+    return {"beta0_err": float(np.abs(uniform - exact).max()),
+            "symmetric": bool(np.array_equal(K.attention_kernel(strings, strings, params),
+                                             K.attention_kernel(relabel(strings), relabel(strings), params))),
+            "min_eig": float(np.linalg.eigvalsh(features).min()),
+            "feature_gap": float(np.abs(features - cached).max() / cached.max()),
+            "closed_form_err": float(abs(cos_closed - cos_mc)), "mc_samples": mc_samples,
+            "wide_gap": float(np.abs(np.mean(grams, 0) - cached).max() / cached.max()), "wide_seeds": wide_seeds}
+
+
+def n_matrix_rows(tasks: dict, params, pairs, check_pairs_on_large: bool = True) -> list[dict]:
+    """Lemmas 4.5-4.7 and Remark I.6 per task: σmin/σmax of N under each kernel, the smallest
+    ``|S_σ - S_id|`` over σ ≠ id at each (β, γ) of ``pairs`` (absolute and in standard errors)
+    and Lemma E.1's determinant identity. ``check_pairs_on_large=False`` skips the permutation
+    gaps of tasks with more than 4 templates (8! permutations: the smoke scale's budget)."""
+    from . import kernel as K
+
+    rows = []
+    for name, (templates, _) in tasks.items():
+        cond = {kern: K.conditioning(K.n_matrix(templates, kern, params)) for kern in K.KERNELS}
+        checked = pairs if (check_pairs_on_large or len(templates) <= 4) else ()
+        gaps = [K.permutation_gap(templates, K.KernelParams(beta=b, gamma=g, draws=params.draws)) for b, g in checked]
+        direct, formula = K.det_identity(templates, params)
+        rows.append({"task": name, "templates": len(templates), "cond": cond, "gaps": [g for g, _ in gaps],
+                     "z": [z for _, z in gaps], "det_err": abs(direct - formula) / abs(formula), "det": direct})
+    return rows
+
+
+def n_matrix_frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame([{"task": r["task"], "templates": r["templates"],
+                          **{f"σmin/σmax, {kern}": c for kern, c in r["cond"].items()},
+                          "min |S_σ - S_id|": min(r["gaps"], default=float("nan")),
+                          "in standard errors": min(r["z"], default=float("nan")),
+                          "det N: |identity - direct| / |det|": f"{r['det_err']:.0e}", "det N": f"{r['det']:.1e}"}
+                         for r in rows]).set_index("task")
+
+
+# ----------------------------------------------------------------------------- chapter 1: ridge regression
+def krr_errors(tasks: dict, ns, seeds, params, n_heldout: int = 1000) -> dict:
+    """Theorem 4.4: ``{(task, kernel): test MSE (n, seed)}`` of kernel ridge regression on unseen
+    symbols, training alphabet of n tokens (``kernel.krr_test_error``)."""
+    from . import kernel as K
+
+    return {(name, kern): np.array([[K.krr_test_error(st.SymbolTemplates(t, y, n_symbols=n, n_heldout=n_heldout), n,
+                                                      kern, params, seed=s) for s in seeds] for n in ns])
+            for name, (t, y) in tasks.items() for kern in K.KERNELS}
+
+
+def diversity_errors(tasks: dict, alphabets, seeds, params, n: int = 256, n_heldout: int = 1000) -> dict:
+    """Theorem 4.4's ρ: ``{task: test MSE (alphabet, seed)}`` of the transformer kernel at fixed n."""
+    from . import kernel as K
+
+    return {name: np.array([[K.krr_test_error(st.SymbolTemplates(t, y, n_symbols=A, n_heldout=n_heldout), n,
+                                              "transformer", params, seed=s) for s in seeds] for A in alphabets])
+            for name, (t, y) in tasks.items()}
+
+
+# ----------------------------------------------------------------------------- chapter 1: Figure 4
+def gram_blocks(templates, labels, params, alphabet: int, n: int = 64) -> dict:
+    """Figure 4: the transformer kernel's Gram matrix of ``n`` strings sorted by template, and the
+    worst block's mean deviation of its off-diagonal entries from N's entry."""
+    from . import kernel as K
+
+    N = K.n_matrix(templates, "transformer", params)
+    index, batch = st.SymbolTemplates(templates, labels, n_symbols=alphabet).draw(n, torch.Generator().manual_seed(0))
+    order = np.argsort(index.numpy(), kind="stable")
+    x, t = batch.x.numpy()[order], index.numpy()[order]
+    gram = K.transformer_kernel(x, x, params)
+    off = ~np.eye(len(x), dtype=bool)
+    r = len(templates)
+    deviation = max(np.abs(gram[np.ix_(t == i, t == j)][off[np.ix_(t == i, t == j)]] - N[i, j]).mean()
+                    for i in range(r) for j in range(r))
+    return {"gram": np.where(off, gram, np.nan), "deviation": float(deviation), "N": N}
+
+
+# ----------------------------------------------------------------------------- chapter 3: discussion
+def discussion_frame(predictions: dict, recorded) -> tuple:
+    """Each of the theory's predictions beside the recorded claims of this part that test it
+    (``recorded``: ``claims.collect()``); returns the table and the refs not recorded yet."""
+    import pandas as pd
+
+    part = [c for c in recorded if c.paper == "boixadsera2024"]
+    rows = [{"prediction": prediction, "claim": c.ref, "verdict": c.verdict, "scale": c.scale,
+             "ours": c.ours if len(c.ours) < 160 else c.ours[:157] + "..."}
+            for prediction, refs in predictions.items() for ref in refs for c in part
+            if c.ref == ref or c.ref.startswith(ref + " ")]
+    missing = {ref for refs in predictions.values() for ref in refs
+               if not any(r["claim"] == ref or r["claim"].startswith(ref + " ") for r in rows)}
+    return pd.DataFrame(rows).set_index(["prediction", "claim"]), missing
+
+
+def learned_scalars(scale: str | None = None) -> dict:
+    """How far Adam moved a_h and b_h (from 0): the nonzero mean |a_h|, |b_h| of every stored run
+    of this part that has them, ``{"a_h": [...], "b_h": [...]}``."""
+    from .sweeps import result
+
+    learned = {"a_h": [], "b_h": []}
+    for name in ("identity_scalings", "majority", "copy", "program_symbolic", "pretraining"):
+        for row in result(name, scale).points:
+            for key, label in (("mean_abs_a", "a_h"), ("mean_abs_b", "b_h")):
+                learned[label] += [v for v in row["result"].get(key, []) if v > 0]
+    return learned

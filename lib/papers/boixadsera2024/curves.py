@@ -1,0 +1,141 @@
+"""The curves that Part IV's chapters and checks read from the stored sweeps of Boix-Adsera et al. (2024).
+
+Each function turns one stored :class:`lib.results.Result` into arrays indexed the way a figure
+or a check reads them (one row per n, one column per seed or learning rate). Nothing here
+trains; the sweeps and their training code do not import this module.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .training import VARIANTS
+
+
+def grid_values(result, key: str, **where) -> list:
+    """The sorted values of ``key`` over the grid points that match ``where``."""
+    return sorted({p[key] for p in result.grid if all(p.get(k) == v for k, v in where.items())})
+
+
+def by_lr(metrics: dict) -> dict:
+    """Test loss per learning rate of an ensemble whose members are learning rates (one seed each)."""
+    return dict(zip(metrics["lr"], metrics["test"]))
+
+
+def best(losses) -> float:
+    """The lowest test loss over a learning-rate grid (a dict by lr, or an array)."""
+    return float(np.min(list(losses.values()) if isinstance(losses, dict) else losses))
+
+
+# ----------------------------------------------------------------------------- chapter 2
+def identity_losses(res) -> tuple[list, dict]:
+    """Figures 1, 21: ``ns`` and ``{(task, variant): test loss (n, seeds)}``."""
+    ns = grid_values(res, "n")
+    pairs = {(p["task"], p["variant"]) for p in res.grid}
+    return ns, {(t, v): np.array([res.get(task=t, variant=v, n=n)["test"] for n in ns]) for t, v in sorted(pairs)}
+
+
+def majority_losses(res) -> tuple[list, list, dict]:
+    """Figures 16, 22: ``ns``, majority lengths ``ks`` and ``{(k, variant): test loss (n, seeds)}``."""
+    ns, ks = grid_values(res, "n"), sorted({int(p["task"].split("-")[1]) for p in res.grid})
+    return ns, ks, {(k, v): np.array([res.get(task=f"majority-{k}", variant=v, n=n)["test"] for n in ns])
+                    for k in ks for v in VARIANTS if any(p["variant"] == v for p in res.grid)}
+
+
+def random_template_losses(res, regular=(0, 1, 2)) -> tuple[list, dict]:
+    """Figure 17: ``ns`` and ``{|R|: test loss (n, seeds)}``."""
+    ns = grid_values(res, "n")
+    return ns, {r: np.array([res.get(task=f"random, |R| = {r}", n=n)["test"] for n in ns]) for r in regular}
+
+
+def program_errors(res) -> tuple[list, dict]:
+    """Figure 2: ``ns`` and ``{variant: test error (n, seeds)}``."""
+    ns = grid_values(res, "n")
+    return ns, {v: np.array([res.get(variant=v, n=n)["test"] for n in ns]) for v in grid_values(res, "variant")}
+
+
+def copy_errors(res) -> tuple[list, list, dict]:
+    """Figure 5: ``ns``, widths ``ds`` and ``{(variant, d): test error (n, seeds)}``."""
+    ns, ds = grid_values(res, "n"), grid_values(res, "d_model")
+    return ns, ds, {(v, d): np.array([res.get(variant=v, d_model=d, n=n)["test"] for n in ns])
+                    for v in grid_values(res, "variant") for d in ds}
+
+
+def mean_abs_scalar(res, key: str, **where) -> float:
+    """The mean learned |a_h| (``mean_abs_a``) or |b_h| (``mean_abs_b``) over the matching points."""
+    return float(np.mean([np.mean(p["result"][key]) for p in res.points
+                          if all(p["point"].get(k) == v for k, v in where.items())]))
+
+
+# ----------------------------------------------------------------------------- chapter 3
+def knob_n(hres) -> int:
+    """The n at which App. B.1's knobs (batch, depth, heads, d_emb) are tried."""
+    return max(p["n"] for p in hres.grid if p["knob"] in ("depth", "heads", "d_emb", "batch"))
+
+
+def lr_losses(hres) -> dict:
+    """Figure 8: ``{n: {lr: test loss}}`` of the learning-rate points."""
+    return {n: by_lr(hres.get(knob="lr", value=None, n=n)) for n in grid_values(hres, "n", knob="lr")}
+
+
+def batch_losses(hres) -> dict:
+    """Figures 9-10: ``{batch: {lr: test loss}}`` at :func:`knob_n`."""
+    return {b: by_lr(hres.get(knob="batch", value=b, n=knob_n(hres))) for b in grid_values(hres, "value", knob="batch")}
+
+
+def knob_curves(hres, knob: str) -> dict:
+    """Figures 11-13: ``{value: test loss at each knob learning rate}`` at :func:`knob_n`; the
+    knob's base value (the stored config's shape) is the learning-rate run at the same n."""
+    n, knob_lrs = knob_n(hres), hres.config["knob_lrs"]
+    base_value = hres.config["shape"][{"depth": "n_layers", "heads": "n_heads", "d_emb": "d_model"}[knob]]
+    base = by_lr(hres.get(knob="lr", value=None, n=n))
+    values = sorted(set(grid_values(hres, "value", knob=knob)) | {base_value})
+    return {v: np.array([(base if v == base_value else by_lr(hres.get(knob=knob, value=v, n=n)))[lr]
+                         for lr in knob_lrs]) for v in values}
+
+
+def init_losses(hres, ires) -> tuple[list, dict]:
+    """Figure 15: ``init_ns`` and ``{"Gaussian" | "mimetic" | "+a_h I": {n: test loss (seeds)}}``:
+    mimetic from the hyperparameter sweep, the other two from ``identity_scalings`` (same protocol)."""
+    ns = grid_values(hres, "n", knob="init")
+    return ns, {"Gaussian": {n: np.array(ires.get(task="αβα vs αββ", variant="vanilla", n=n)["test"]) for n in ns},
+                "mimetic": {n: np.array(hres.get(knob="init", value="mimetic", n=n)["test"]) for n in ns},
+                "+a_h I": {n: np.array(ires.get(task="αβα vs αββ", variant="+KQ", n=n)["test"]) for n in ns}}
+
+
+def template_knob_losses(kres, rres) -> tuple[int, dict]:
+    """Figures 18-20: the n and ``{knob: {value: test loss (seeds)}}``; the base value is
+    Figure 17's run with one regular token at the same n."""
+    from .sweeps import KNOB_BASE
+
+    n = kres.grid[0]["n"]
+    base = np.array(rres.get(task="random, |R| = 1", variant="vanilla", n=n)["test"])
+    out = {}
+    for knob in ("wildcards", "length", "m"):
+        values = sorted({p[knob] for p in kres.grid} | {KNOB_BASE[knob]})
+        out[knob] = {v: base if v == KNOB_BASE[knob] else np.array(kres.get(**dict(KNOB_BASE, **{knob: v}, n=n))["test"])
+                     for v in values}
+    return n, out
+
+
+def pretrained(pres) -> dict:
+    """``{(size, variant): metrics}`` of the pretraining points."""
+    return {(p["size"], p["variant"]): pres.get_exact(p) for p in pres.grid if p["stage"] == "pretrain"}
+
+
+def pretrained_sizes(pres) -> list:
+    return [s for s in ("small", "base", "large") if any(p["size"] == s for p in pres.grid)]
+
+
+def finetune_losses(pres) -> tuple[list, dict]:
+    """Figures 7a, 23: ``ft_ns`` and ``{(size, "pretrained" | "scratch"): test loss (n, seeds)}``."""
+    ns = grid_values(pres, "n", stage="finetune")
+    return ns, {(s, v): np.stack([pres.get(size=s, stage="finetune", variant=v, n=n)["test"] for n in ns])
+                for s in pretrained_sizes(pres) for v in ("pretrained", "scratch")
+                if any(p["size"] == s and p["variant"] == v for p in pres.grid)}
+
+
+def diagonal_scores(pres, size: str = "base") -> tuple[np.ndarray, np.ndarray]:
+    """Figure 7b-c: the vanilla pretrained heads' diagonal scores, ``(seeds, layers, heads)`` for
+    ``W_Q W_K^T`` and for ``W_V W_O``."""
+    per_seed = pretrained(pres)[size, "vanilla"]["diagonal"]
+    return np.array([s["kq"] for s in per_seed]), np.array([s["vo"] for s in per_seed])
