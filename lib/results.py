@@ -79,14 +79,16 @@ def _lazy_exports(name: str) -> dict[str, str]:
     return {}
 
 
-def _imported_modules(path: Path, name: str) -> set[str]:
+def _imported_modules(path: Path, name: str, nodes: Sequence[ast.AST] | None = None) -> set[str]:
     """Every ``lib`` module that the source at ``path`` (module ``name``) imports, anywhere in
-    the file (function-level imports included), read statically. ``from package import X``
+    the file (function-level imports included), read statically; only in ``nodes`` if given (the
+    part of an entry module a result runs, :func:`entry_selection`). ``from package import X``
     counts the submodule ``X`` if there is one, and the submodule that the package's lazy
     ``_EXPORTS`` table imports ``X`` from."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    trees = [ast.parse(path.read_text())] if nodes is None else list(nodes)
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -107,12 +109,14 @@ def _imported_modules(path: Path, name: str) -> set[str]:
     return {m for m in out if m == "lib" or m.startswith("lib.")}
 
 
-def lib_closure(modules: Iterable[str]) -> list[str]:
+def lib_closure(modules: Iterable[str], entry: tuple[str, Sequence[str]] | None = None) -> list[str]:
     """Relative paths of the ``lib`` source files that running code from ``modules`` executes:
     the modules, every ``lib`` module they import (transitively, read from the sources, not from
     what this process happens to have imported) and their parent packages, less
     :data:`NOT_COMPUTING`. Papers import nothing of each other, so a result of one paper never
-    depends on another paper's files."""
+    depends on another paper's files. With ``entry = (module, roots)``, that module is followed
+    only through the imports its functions ``roots`` reach (:func:`entry_selection`): a sweep
+    added to a sweeps file adds nothing to the closure of the sweeps already there."""
     seen: dict[str, Path] = {}
     stack = list(modules)
     while stack:
@@ -125,7 +129,8 @@ def lib_closure(modules: Iterable[str]) -> list[str]:
         seen[name] = path
         parts = name.split(".")
         stack.extend(".".join(parts[:i]) for i in range(1, len(parts)))
-        stack.extend(_imported_modules(path, name))
+        selected = entry_selection(path, entry[1]) if entry is not None and entry[0] == name else None
+        stack.extend(_imported_modules(path, name, selected[1] if selected else None))
     return sorted(p.resolve().relative_to(ROOT).as_posix() for p in seen.values())
 
 
@@ -139,36 +144,117 @@ def code_module(fn: Callable) -> str | None:
     return name if name is not None and _module_path(name) is not None else None
 
 
-#: how :func:`code_hash` reads a source file: 1, its bytes; 2, its code (:func:`hashed_source`)
-HASH_VERSION = 2
+#: how :func:`code_hash` reads a source file: 1, its bytes; 2, its code (:func:`hashed_source`);
+#: 3, as 2, but of the entry module (the one defining the function that computes a result) only the
+#: part that function reaches (:func:`entry_selection`)
+HASH_VERSION = 3
+
+# names whose use lets code reach a module-level name without naming it: a module using one is
+# hashed whole
+_DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "__import__", "getattr", "importlib", "sys"}
 
 
-def code_hash(files: Sequence[str], version: int = HASH_VERSION) -> str:
+def _bound_names(node: ast.stmt) -> list[str]:
+    """The module-level names a statement defines (a def, a class, an import, an assignment)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+        node, ast.AnnAssign) else []
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def entry_selection(path: Path, roots: Sequence[str]) -> tuple[str, list[ast.stmt]] | None:
+    """The part of the module at ``path`` that its functions ``roots`` reach by name: the
+    module-level definitions, imports and assignments they name, and those these name, and so on
+    (a fixed point), plus every module-level statement that binds no name (it runs on import).
+    Returns the source of those statements, in file order, and the statements; None if a root is
+    missing or the module reaches names dynamically (``globals()``, ``getattr``, ``sys.modules``...),
+    when the whole file counts. Static name resolution inside one module is exact otherwise:
+    Python binds a module's global names only through such statements."""
+    text = path.read_text()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if any(isinstance(n, ast.Name) and n.id in _DYNAMIC for n in ast.walk(tree)):
+        return None
+    body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    by_name: dict[str, list[ast.stmt]] = {}
+    always = []
+    for node in body:
+        names = _bound_names(node)
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            always.append(node)
+        elif names:
+            for name in names:
+                by_name.setdefault(name, []).append(node)
+        else:
+            always.append(node)
+    if any(r not in by_name for r in roots):
+        return None
+    chosen = {id(n) for n in always}
+    stack = [n for r in roots for n in by_name[r]] + always
+    while stack:
+        node = stack.pop()
+        chosen.add(id(node))
+        for ref in ast.walk(node):
+            if isinstance(ref, ast.Name):
+                stack.extend(n for n in by_name.get(ref.id, []) if id(n) not in chosen)
+    kept = [n for n in body if id(n) in chosen]
+    return "\n".join(ast.get_source_segment(text, n, padded=False) or "" for n in kept), kept
+
+
+def code_hash(files: Sequence[str], version: int = HASH_VERSION, entry: dict | None = None,
+              root: Path | None = None) -> str:
     """SHA-256 over the named source files (path and content), first 16 hex digits.
 
     Version 1 hashes the bytes. Version 2 hashes :func:`hashed_source`: the code without its
     docstrings, and a package's lazy ``_EXPORTS`` table without the entries that route to files
     outside ``files``, so that documenting a module or adding a model or task family to a
-    package leaves the results computed before it fresh."""
+    package leaves the results computed before it fresh. Version 3 with ``entry`` (``{"file",
+    "roots"}``: the module whose functions compute the result) hashes of that file only the part
+    ``roots`` reach (:func:`entry_selection`), without its path: adding a sweep to a sweeps file,
+    or moving a run function with what it needs to another file, leaves results fresh. ``root``:
+    another checkout (default: this one)."""
+    root = root or ROOT
     digest = hashlib.sha256()
+    entry_file = entry["file"] if entry and version >= 3 else None
+    if entry_file:
+        selected = entry_selection(root / entry_file, entry["roots"]) if (root / entry_file).exists() else None
+        digest.update(b"entry:" + ",".join(entry["roots"]).encode() + b"\n")
+        digest.update(_strip_docstrings(selected[0]).encode() if selected else
+                      (b"<whole>" + hashed_source(entry_file, files, root).encode()
+                       if (root / entry_file).exists() else b"<missing>"))
     for rel in sorted(files):
-        path = ROOT / rel
+        if rel == entry_file:
+            continue
+        path = root / rel
         digest.update(rel.encode())
         if not path.exists():
             digest.update(b"<missing>")
         elif version == 1:
             digest.update(path.read_bytes())
         else:
-            digest.update(hashed_source(rel, files).encode())
+            digest.update(hashed_source(rel, files, root).encode())
     return digest.hexdigest()[:16]
 
 
-def hashed_source(rel: str, files: Sequence[str]) -> str:
+def _strip_docstrings(text: str) -> str:
+    """``text`` (Python source) without docstrings and blank lines (see :func:`hashed_source`)."""
+    return _hashed_text(text, "", ())
+
+
+def hashed_source(rel: str, files: Sequence[str], root: Path | None = None) -> str:
     """The part of source file ``rel`` that can change what it computes (see :func:`code_hash`):
     every docstring and blank line removed, and in a package ``__init__.py`` the ``_EXPORTS`` table reduced to
     the entries whose target module is among ``files`` (written sorted). Comments and layout are
     kept, so the text is the same on every Python version."""
-    text = (ROOT / rel).read_text()
+    return _hashed_text(((root or ROOT) / rel).read_text(), rel, files)
+
+
+def _hashed_text(text: str, rel: str, files: Sequence[str]) -> str:
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -217,12 +303,25 @@ def git_commit() -> str:
         return "unknown"
 
 
-def code_record(module: str | None) -> dict:
-    """The code behind a result, now: the ``lib`` files that ``module`` runs, their hash, the
-    git commit and the date (a run's provenance, and each later :func:`verify`, keep one)."""
-    files = lib_closure([module]) if module else []
-    return {"lib_files": files, "lib_hash": code_hash(files), "hash_version": HASH_VERSION, "git_commit": git_commit(),
+def code_record(module: str | None, roots: Sequence[str] = ()) -> dict:
+    """The code behind a result, now: the ``lib`` files that ``module`` runs (only what its
+    functions ``roots`` reach, if given: :func:`entry_selection`), their hash, the git commit and
+    the date (a run's provenance, and each later :func:`verify`, keep one)."""
+    entry = None
+    if module and roots:
+        path = _module_path(module)
+        if path is not None and entry_selection(path, roots) is not None:
+            entry = {"file": path.resolve().relative_to(ROOT).as_posix(), "roots": list(roots)}
+    files = lib_closure([module], (module, roots) if entry else None) if module else []
+    return {"lib_files": files, **({"lib_entry": entry} if entry else {}),
+            "lib_hash": code_hash(files, entry=entry), "hash_version": HASH_VERSION, "git_commit": git_commit(),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+
+
+def code_roots(fn: Callable | None) -> tuple[str, ...]:
+    """The module-level name of ``fn`` if it has one (a nested function or a lambda has none)."""
+    name = getattr(fn, "__qualname__", "")
+    return (name,) if name and "." not in name and "<" not in name else ()
 
 
 def provenance(config: dict, scale: str, device=None, code: Callable | None = None,
@@ -239,7 +338,8 @@ def provenance(config: dict, scale: str, device=None, code: Callable | None = No
         "unhashed_code": f"{getattr(code, '__module__', '?')}.{getattr(code, '__qualname__', '?')}"}
     if sweep:
         prov["sweep"] = sweep
-    return {**prov, "config": config, "seeds": config.get("seeds"), "scale": scale, **code_record(module),
+    return {**prov, "config": config, "seeds": config.get("seeds"), "scale": scale,
+            **code_record(module, code_roots(code)),
             "torch": torch.__version__, "python": platform.python_version(), "device": device_name(device)}
 
 
@@ -318,17 +418,29 @@ class Result:
     def is_stale(self) -> bool:
         """True when the ``lib`` files that computed it (or last verified it) have changed since."""
         code = self.code
-        return code_hash(code.get("lib_files", []), code.get("hash_version", 1)) != code.get("lib_hash")
+        return code_hash(code.get("lib_files", []), code.get("hash_version", 1), code.get("lib_entry")) != \
+            code.get("lib_hash")
 
     def rehash(self) -> bool:
         """Re-express a fresh result's hash in the current :data:`HASH_VERSION` (the files are
-        unchanged, so this records the same fact in the new way); False if it is stale or
+        unchanged, so this records the same fact in the new way; from version 3 on, with the part
+        of its entry module that its sweep's run function reaches); False if it is stale or
         already current."""
         code = self.code
-        if self.is_stale() or code.get("hash_version", 1) == HASH_VERSION or "lib_files" not in code:
+        old = code.get("hash_version", 1)
+        if self.is_stale() or old == HASH_VERSION or "lib_files" not in code:
             return False
-        code["lib_hash_v1"] = code["lib_hash"]
-        code["lib_hash"], code["hash_version"] = code_hash(code["lib_files"]), HASH_VERSION
+        run = _sweep_run(self)
+        record = code_record(code_module(run), code_roots(run)) if code_module(run) else None
+        if record is None or not set(record["lib_files"]) <= set(code["lib_files"]):  # no sweep to read it from
+            record = {"lib_files": code["lib_files"], "lib_hash": code_hash(code["lib_files"])}
+        record["hash_version"] = HASH_VERSION
+        code["rehashed_from"] = old
+        code[f"lib_hash_v{old}"] = code["lib_hash"]
+        code[f"lib_files_v{old}"] = list(code["lib_files"])
+        for key in ("lib_files", "lib_entry", "lib_hash", "hash_version"):
+            if key in record:
+                code[key] = record[key]
         return True
 
     def get(self, **point) -> dict:
@@ -373,6 +485,14 @@ class Result:
     def to_json(self) -> dict:
         return {"name": self.name, "scale": self.scale, "provenance": self.provenance, "grid": self.grid,
                 "points": self.points}
+
+
+def _sweep_run(result: Result) -> Callable | None:
+    """The run function of the sweep that computed ``result``, if it is a sweep of lib/papers."""
+    try:
+        return find_sweep(result.name).run
+    except (KeyError, ValueError):
+        return None
 
 
 def path_for(name: str, scale: str) -> Path:
@@ -721,7 +841,7 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
     wall = time.perf_counter() - start
     points = [p for group in groups for p in group]
     checked = f"{len(points)} point(s) {points}, {how}"
-    record = {**code_record(sweep.run.__module__), "checked": checked, "wall_s": wall}
+    record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "wall_s": wall}
     result.provenance.setdefault("verified", []).append(record)
     save(result)
     return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {record['lib_hash']}"
@@ -734,7 +854,7 @@ spec = json.loads(sys.stdin.read())
 stored = results._read(results.Path(spec["path"]))
 sweep = results.find_sweep(stored.name)
 code = stored.code
-out = {"hash": results.code_hash(code.get("lib_files", []), code.get("hash_version", 1)), "values": []}
+out = {"values": []}
 import contextlib
 from lib.train import step_limit
 for group in spec["groups"]:
@@ -778,7 +898,13 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
                               capture_output=True, text=True)
         if made.returncode:
             return False, f"{result.name}: cannot check out {commit}: {made.stderr.strip()}"
-        try:
+        code = result.code
+        try:  # the old tree's files, hashed here the way the stored record was
+            old_hash = code_hash(code.get("lib_files", []), code.get("hash_version", 1), code.get("lib_entry"),
+                                 root=tree)
+            if old_hash != code.get("lib_hash"):
+                return False, (f"{result.name}: {commit} is not the code that computed it (its files hash to "
+                               f"{old_hash}, the result records {code.get('lib_hash')})")
             spec = json.dumps({"path": str(result.path), "groups": groups, "stop_after": stop_after,
                                "device": device_text, "limit": limit})
             env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -789,9 +915,6 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
         if old.returncode or "@@RESULT@@" not in old.stdout:
             return False, f"{result.name}: the code of {commit} failed: {old.stderr.strip()[-400:]}"
         old_out = json.loads(old.stdout.split("@@RESULT@@", 1)[1])
-        if old_out["hash"] != result.code.get("lib_hash"):
-            return False, (f"{result.name}: {commit} is not the code that computed it (its files hash to "
-                           f"{old_out['hash']}, the result records {result.code.get('lib_hash')})")
         from .train import step_limit
 
         with step_limit(limit) if limit else contextlib.nullcontext():
@@ -806,7 +929,7 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
     points = [p for group in groups for p in group]
     checked = (f"{len(points)} point(s) {points}, {how}: identical under the code of {commit} and the current code, "
                f"both run on {device_name(device_text)}")
-    record = {**code_record(sweep.run.__module__), "checked": checked, "against": commit, "wall_s": wall}
+    record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "against": commit, "wall_s": wall}
     result.provenance.setdefault("verified", []).append(record)
     save(result)
     return True, f"{result.name}: {checked} ({wall:.0f}s); now verified under lib {record['lib_hash']}"
@@ -880,7 +1003,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = [r for r in results if r.rehash()]
         for r in done:
             save(r)
-            print(f"{r.path.name}: hash {r.code['lib_hash_v1']} (v1) -> {r.code['lib_hash']} (v{HASH_VERSION})")
+            old = r.code["rehashed_from"]
+            print(f"{r.path.name}: hash {r.code[f'lib_hash_v{old}']} (v{old}) -> {r.code['lib_hash']} (v{HASH_VERSION}), "
+                  f"{len(r.code[f'lib_files_v{old}'])} -> {len(r.code['lib_files'])} files")
         print(f"{len(done)} of {len(results)} results rehashed")
         return 0
     if argv[0] == "list":

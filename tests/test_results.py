@@ -350,3 +350,47 @@ def test_resuming_a_partial_result_computed_by_other_code_warns(store):
         done = results.run(sweep.name, config, grid, run_group=runner, group_by=("length",), code=sweep.run,
                            scale="default", progress=False)
     assert done.complete
+
+
+def test_a_result_hashes_only_the_part_of_its_entry_module_that_its_run_function_reaches(tmp_path, monkeypatch):
+    """Issue 30, item 5: adding a sweep (or anything its run function does not reach) to a sweeps
+    file leaves the results already there fresh; changing what the run function calls does not."""
+    root = tmp_path / "repo"
+    (root / "lib" / "pkg").mkdir(parents=True)
+    for init in (root / "lib" / "__init__.py", root / "lib" / "pkg" / "__init__.py"):
+        init.write_text("")
+    (root / "lib" / "pkg" / "helpers.py").write_text("def scale(x):\n    return 2 * x\n")
+    sweeps = root / "lib" / "pkg" / "sweeps.py"
+    base = ('"""Sweeps."""\nfrom . import helpers\nfrom .helpers import scale\nSTEPS = 3\n\n\n'
+            'def _inner(x):\n    return scale(x) + STEPS\n\n\n'
+            'def run(config, points):\n    return [_inner(p) for p in points]\n\n\n'
+            'def other(config, points):\n    return helpers.scale(1)\n\n\nSWEEPS = {"a": run}\n')
+    sweeps.write_text(base)
+    monkeypatch.setattr(results, "ROOT", root)
+    monkeypatch.setattr(results, "LIB_DIR", root / "lib")
+    record = results.code_record("lib.pkg.sweeps", ("run",))
+    assert record["lib_entry"] == {"file": "lib/pkg/sweeps.py", "roots": ["run"]}
+    assert set(record["lib_files"]) == {"lib/__init__.py", "lib/pkg/__init__.py", "lib/pkg/helpers.py",
+                                        "lib/pkg/sweeps.py"}
+
+    def fresh():
+        return results.code_hash(record["lib_files"], entry=record["lib_entry"]) == record["lib_hash"]
+
+    sweeps.write_text(base + '\n\ndef new_sweep(config, points):\n    return [0]\n\n\nSWEEPS["b"] = new_sweep\n'
+                      .replace('SWEEPS["b"] = new_sweep\n', ''))
+    assert fresh()  # a new sweep in the same file
+    sweeps.write_text(base.replace("return helpers.scale(1)", "return helpers.scale(2)"))
+    assert fresh()  # a function the run function never reaches
+    sweeps.write_text(base.replace("STEPS = 3", "STEPS = 4"))
+    assert not fresh()  # a constant it reads
+    sweeps.write_text(base.replace("scale(x) + STEPS", "scale(x) - STEPS"))
+    assert not fresh()  # a private helper it calls
+    sweeps.write_text(base)
+    (root / "lib" / "pkg" / "helpers.py").write_text("def scale(x):\n    return 3 * x\n")
+    assert not fresh()  # another module it imports
+    (root / "lib" / "pkg" / "helpers.py").write_text("def scale(x):\n    return 2 * x\n")
+    sweeps.write_text(base.replace("SWEEPS = {", "print(globals())\nSWEEPS = {"))
+    assert results.entry_selection(sweeps, ["run"]) is None  # dynamic name access: the whole file counts
+    assert not fresh()
+    sweeps.write_text(base.replace("def run(", "def run_renamed("))
+    assert not fresh()  # the function that computed it is gone
