@@ -119,7 +119,7 @@ def point_run(result, point: dict):
 
     name = point["task"]
     task_that_ran(result, name)  # the stored base task is what the code builds today
-    stored = result.config["recipes"][name]
+    stored = _as_stored(result.config["recipes"][name])
     r = recipe(name, result.scale, point.get("steps_factor", 1.0), **point.get("task_args", {}))
     base = _as_stored(recipe(name, result.scale).train.to_dict())
     if base != stored:
@@ -165,7 +165,7 @@ def ours_section_6_1(result) -> dict:
         t = recipe(name, result.scale).task
         if repr(t) != result.config["sizes"][name]:
             raise ValueError(f"{result.name}: stored {result.config['sizes'][name]!r} is not the code's {t!r}")
-        if _as_stored(recipe(name, result.scale).train.to_dict()) != result.config["recipes"][name]:
+        if _as_stored(recipe(name, result.scale).train.to_dict()) != _as_stored(result.config["recipes"][name]):
             raise ValueError(f"{result.name}: the stored {name} recipe is not the code's")
         tasks[name] = recipe(name, result.scale)
     qa, tm = tasks["reasoning"].task, tasks["generalization"].task

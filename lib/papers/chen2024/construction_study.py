@@ -1,13 +1,16 @@
-"""Lemmas 1-4 of Chen & Zou (Sec. 10 and 12) checked on explicit weights: instructive and
-constrained attention (Lemmas 1-2) and the codes of Theorem 1's construction (Lemmas 3-4).
-Used by the constructions chapter and its checks (never imported by the sweeps)."""
+"""The constructions chapter's measurements: Lemmas 1-4 of Chen & Zou (Sec. 10 and 12) on
+explicit weights (instructive and constrained attention, the codes of Theorem 1's construction)
+and Theorem 6's printed matrices against the corrected ones. Used by the constructions chapter
+and its checks (never imported by the sweeps)."""
 from __future__ import annotations
 
 import torch
 
 from ...constructions.weights import last_column
-from ...models import build_model
-from .constructions import paper_config
+from ...models import accuracy, build_model
+from ...tasks import InContextTemplateMatching
+from .constructions import in_context_template_matching, paper_config
+from .printed import in_context_template_matching_as_printed
 
 
 def _one_layer(task):
@@ -52,3 +55,17 @@ def largest_cosine(model, x) -> float:
     codes = last_column(model, x).double()
     codes = codes / codes.norm(dim=1, keepdim=True)
     return float((codes @ codes.T - torch.eye(len(codes), dtype=torch.float64)).abs().max())
+
+
+def printed_against_corrected(sizes, n_sample: int) -> list[dict]:
+    """Theorem 6 with Sec. 15's matrices as printed (``printed``) and with the corrected ones, on
+    ``n_sample`` examples of each size ``(d1, d2, l, k)``, in float64 (so that ties between equal
+    logits, which the printed matrices produce, do not depend on rounding)."""
+    rows = []
+    for size in sizes:
+        task = InContextTemplateMatching(*size)
+        data = task.sample(n_sample, seed=2)
+        rows.append({"(d1, d2, l, k)": tuple(size), "every answer in context": size[1] == size[3],
+                     "as printed": accuracy(in_context_template_matching_as_printed(task).double(), data),
+                     "corrected": accuracy(in_context_template_matching(task).double(), data)})
+    return rows
