@@ -54,40 +54,17 @@ device = lib.setup_notebook(seed=0)
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import display
 
 from lib import bench, claims, plots
-from lib.papers.bhattamishra2024 import sweeps
+from lib.papers.bhattamishra2024 import checks, sweeps
+from lib.papers.bhattamishra2024.analysis import best_table, equality_table
+from lib.papers.bhattamishra2024.figures import curves_panel
 from lib.plots import table
 
 plots.use_style()
-record = claims.Recorder(paper="bhattamishra2024", chapter="chapters/03_separations/02_training")
-
-
-def best_table(result):
-    """Final accuracy at length N at each architecture's best learning rate (mean over seeds)."""
-    rows = []
-    for p in result.points:
-        best = sweeps.summary(p["result"])
-        rows.append({"model": p["point"]["arch"], "N": p["point"]["length"], "best lr": best["best_lr"],
-                     "accuracy at length N": best["best_final"], "parameters": p["result"]["params"],
-                     **{f"lr {lr}": v for lr, v in best["final_by_lr"].items()}})
-    return pd.DataFrame(rows)
-
-
-def curves_panel(result, length, ax, title):
-    """Each architecture's accuracy curves at its best learning rate (mean and seeds), for those
-    trained at this length."""
-    for arch in result.config["archs"]:
-        if not any(p["point"] == {"arch": arch, "length": length} for p in result.points):
-            continue
-        steps, acc, lr = sweeps.best_curves(result, arch, length)
-        line, = ax.plot(steps, acc.mean(0), label=f"{arch}, lr {lr:g}")
-        for seed_curve in acc:
-            ax.plot(steps, seed_curve, color=line.get_color(), alpha=0.25, lw=0.8)
-    ax.set(xlabel="training step", ylabel=f"accuracy at length {length}", ylim=(0, 1.02), title=title)
+record = claims.Recorder(paper="bhattamishra2024", chapter="chapters/03_separations/03_training")
 
 
 # %% [markdown]
@@ -103,6 +80,8 @@ idx = sweeps.result("index_lookup")
 idx_ssm = sweeps.result("index_lookup_ssm")
 idx_table = pd.concat([best_table(idx), best_table(idx_ssm)], ignore_index=True)
 display(table(idx_table, index=False))
+
+# %% tags=["hide-input"]
 lengths = idx.config["lengths"]
 all_archs = idx.config["archs"] + idx_ssm.config["archs"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -122,29 +101,8 @@ plots.stamp(fig, f"{idx.label()}; {idx_ssm.label()}; |Σ| = {idx.config['n_symbo
             f"{idx.config['steps']} steps of batch 64")
 plt.show()
 
-# %%
-by_model = idx_table.pivot(index="N", columns="model", values="accuracy at length N")
-tf_name = [a for a in all_archs if a.startswith("TF")][0]
-recurrent = [a for a in all_archs if not a.startswith("TF")]
-tf_idx = by_model[tf_name]
-longest, shortest = max(lengths), min(lengths)
-# each recurrent model at the longest length it was trained at (Mamba stops earlier on a CPU)
-last = {a: by_model[a].dropna().index.max() for a in recurrent}
-idx_sep = bool(tf_idx[longest] >= 0.9 and all(by_model.loc[last[a], a] <= 0.6 for a in recurrent))
-idx_trend = bool(len(lengths) > 1 and tf_idx[longest] >= tf_idx[shortest] - 0.1
-                 and all(by_model.loc[shortest, a] > by_model.loc[last[a], a] + 0.3 for a in recurrent))
-missing = [m for m in ("DSS", "Mamba", "RetNet") if not any(a.startswith(m) for a in recurrent)]
-record(ref="Figure 2a-b", label="sep-fig2ab", result=idx,
-       statement="1-layer transformers learn index lookup at every length; recurrent models degrade with length "
-                 "and fail at the longer lengths at every learning rate",
-       paper_value="TF-(1,64) near-perfect up to N = 400; LSTM, DSS, Mamba, RetNet (up to 6 x 256) degrade beyond ~100 "
-                   "(figures, no numbers)",
-       ours=f"|Σ| = {idx.config['n_symbols']}, N = {', '.join(map(str, lengths))}: "
-       + "; ".join(f"{a} {', '.join(f'{v:.2f}' for v in by_model[a].dropna())}" for a in all_archs)
-       + " (best learning rate per model)",
-       passed=idx_sep and idx_trend, partly=idx_sep,
-       reduced=f"|Σ| = 4 and N <= {longest} instead of |Σ| = 64 and N <= 400; {idx.config['steps']} steps",
-       substitute=f"without {', '.join(missing)}" if missing else None)
+# %% tags=["hide-input"]
+record(checks.figure_2ab(idx, idx_ssm))
 
 # %% [markdown]
 # At the same step budget the transformer reads the queried symbol at every length, while the
@@ -189,8 +147,9 @@ else:
 
 # %%
 dyck = sweeps.result("dyck")
-dyck_table = best_table(dyck)
-display(table(dyck_table, index=False))
+display(table(best_table(dyck), index=False))
+
+# %% tags=["hide-input"]
 dyck_lengths = dyck.config["lengths"]
 fig, axes = plt.subplots(1, len(dyck_lengths), figsize=(5 * len(dyck_lengths), 3.6), squeeze=False)
 for ax, n in zip(axes[0], dyck_lengths):
@@ -201,22 +160,8 @@ plots.stamp(fig, f"{dyck.label()}; {len(dyck.config['seeds'])} seeds x {len(dyck
             f"per model, {dyck.config['steps']} steps of batch 64")
 plt.show()
 
-# %%
-final = dyck_table.set_index(["model", "N"])["accuracy at length N"]
-n_long = max(dyck_lengths)
-tf1 = [a for a in dyck.config["archs"] if a.startswith("TF-(1")][0]
-tf2 = [a for a in dyck.config["archs"] if a.startswith("TF-(2")]
-lstm = [a for a in dyck.config["archs"] if a.startswith("LSTM")][0]
-lstm_beats = bool(final[(lstm, n_long)] >= 0.95 and final[(tf1, n_long)] <= final[(lstm, n_long)] - 0.2)
-tf2_beats = bool(tf2 and final[(tf2[0], n_long)] >= 0.95)
-record(ref="Figure 2c", label="sep-fig2c", result=dyck,
-       statement="LSTMs and 2-layer transformers recognize Dyck-(2,2) up to long lengths; 1-layer transformers "
-                 "struggle beyond ~100 and learn more slowly",
-       paper_value="TF-(2,64) and LSTM near-perfect to N = 400; TF-(1,256) near-perfect to ~100, then struggles "
-                   "(figures, no numbers)",
-       ours="; ".join(f"{a} {final[(a, n_long)]:.2f}" for a in dyck.config["archs"]) + f" at N = {n_long}",
-       passed=lstm_beats and tf2_beats, partly=lstm_beats,
-       reduced=f"N <= {n_long} and {dyck.config['steps']} steps instead of N <= 400 and up to 250k steps")
+# %% tags=["hide-input"]
+record(checks.figure_2c(dyck))
 
 # %% [markdown]
 # The LSTM separates from the one-layer transformer at equal steps, the paper's main point for
@@ -246,11 +191,10 @@ record(ref="Figure 2c", label="sep-fig2c", result=dyck,
 
 # %%
 eq = sweeps.result("equality")
-eq_rows = [{"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
-            **{"best lr": s["best_lr"], "accuracy at length N": s["best_final"]}}
-           for p, s in ((p, sweeps.summary(p["result"])) for p in eq.points)]
-eq_table = pd.DataFrame(eq_rows)
+eq_table = equality_table(eq)
 display(table(eq_table.pivot(index=["variant", "N"], columns="model", values="accuracy at length N")))
+
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, len(eq.config["variants"]), figsize=(4 * len(eq.config["variants"]), 3.4), squeeze=False)
 for ax, variant in zip(axes[0], eq.config["variants"]):
     part = eq_table[eq_table["variant"] == variant]
@@ -263,29 +207,8 @@ plots.stamp(fig, f"{eq.label()}; {len(eq.config['seeds'])} seeds x {len(eq.confi
             f"{eq.config['steps']} steps of batch 64")
 plt.show()
 
-# %%
-eq_final = eq_table.set_index(["variant", "model", "N"])["accuracy at length N"]
-eq_long = max(eq.config["lengths"])
-tf_eq = [a for a in eq.config["archs"] if a.startswith("TF")][0]
-lstm_eq = [a for a in eq.config["archs"] if a.startswith("LSTM")][0]
-eq_one_easy = bool(all(eq_final[("one", a, n)] >= 0.9 for a in eq.config["archs"] for n in eq.config["lengths"])) \
-    if "one" in eq.config["variants"] else False
-ncp_sep = bool("ncp" in eq.config["variants"] and eq_final[("ncp", tf_eq, eq_long)] >= 0.9
-               and eq_final[("ncp", tf_eq, eq_long)] > eq_final[("ncp", lstm_eq, eq_long)] + 0.2)
-ncp_order = bool("ncp" in eq.config["variants"] and all(
-    eq_final[("ncp", tf_eq, n)] > eq_final[("ncp", lstm_eq, n)] + 0.2 for n in eq.config["lengths"]))
-random_sep = bool(eq_final[("random", tf_eq, eq_long)] >= 0.9
-                  and eq_final[("random", tf_eq, eq_long)] > eq_final[("random", lstm_eq, eq_long)] + 0.1)
-record(ref="Figure 4", label="sep-fig4", result=eq,
-       statement="string equality: transformers near-perfect; LSTMs struggle on Eq-random at long lengths; Eq-one easy "
-                 "for all; on Eq-ncp transformers beat narrow recurrent models",
-       paper_value="figures, no numbers (Eq-random and Eq-ncp plotted; N up to 400 and 800)",
-       ours="; ".join(f"Eq-{v} at N = {eq_long}: " + ", ".join(f"{a} {eq_final[(v, a, eq_long)]:.2f}"
-                                                              for a in eq.config["archs"])
-                      for v in eq.config["variants"]),
-       passed=random_sep and eq_one_easy and ncp_sep, partly=ncp_order,
-       reduced=f"N <= {eq_long}, |Σ| = 16 for Eq-one and Eq-ncp (paper 1024), {eq.config['steps']} steps",
-       substitute="transformer and LSTM only (no DSS, Mamba or linear transformer in this sweep)")
+# %% tags=["hide-input"]
+record(checks.figure_4(eq))
 
 # %% [markdown]
 # What shows at these sizes: on Eq-ncp, the copy task the paper moved to because the

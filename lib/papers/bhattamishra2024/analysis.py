@@ -1,0 +1,327 @@
+"""The tables the separation chapters show and check, computed from the constructions, the
+lower-bound arguments and the stored training results (moved out of the chapters, issue 30).
+
+Each function builds one table (a ``pandas.DataFrame``) or one small record (a ``dict``) from
+explicit sizes, so that a chapter and ``tests/test_bhattamishra2024_checks.py`` compute the same
+thing; :mod:`.checks` turns them into verdicts. Nothing here is imported by :mod:`.sweeps`.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ...models import accuracy, predict
+from ...tasks import BoundedDyck, NearestNeighbour, PairFunction, VariableLengthIndexLookup
+from ...tasks.dyck import count_members, dfa, is_member
+from . import constructions, lower_bounds, near_orthogonal
+from .dyck_rnn import dyck_rnn
+from .sweeps import summary
+
+
+# ----------------------------------------------------------------------------- Lemmas 2 and 3
+def k_min_table(ns) -> pd.DataFrame:
+    """Lemma 2: the smallest width (grid of 4, two draws) at which ``n`` sign vectors stay below
+    the thresholds 1/4 and 1/2, with the lemma's own width at gamma = 1/4. Each scan starts a
+    little below the previous length's answer (k_min grows with N)."""
+    rows, previous = [], {0.25: 4, 0.5: 4}
+    for n in ns:
+        found = {thr: near_orthogonal.k_min(n, thr, start=previous[thr] - 16) for thr in (0.25, 0.5)}
+        previous = found
+        rows.append({"N": n, "k_min (thr 1/4)": found[0.25],
+                     "Lemma 2 width (γ = 1/4)": near_orthogonal.lemma2_width(n, 0.25), "k_min (thr 1/2)": found[0.5]})
+    return pd.DataFrame(rows)
+
+
+def tail_table(cases=((64, 0.25), (64, 0.5), (256, 0.25)), n_vectors: int = 400) -> pd.DataFrame:
+    """Hoeffding's tail 2 exp(-k gamma^2 / 4) against the measured fraction of pairs of
+    ``n_vectors`` sign vectors whose inner product reaches gamma."""
+    rows = []
+    for k, gamma in cases:
+        T = near_orthogonal.sign_vectors(n_vectors, k, seed=7)
+        off = np.abs((T @ T.T)[~np.eye(n_vectors, dtype=bool)])
+        rows.append({"k": k, "γ": gamma, "measured P(|<T_i,T_j>| >= γ)": float((off >= gamma).mean()),
+                     "bound 2 exp(-kγ²/4)": near_orthogonal.hoeffding_tail(k, gamma)})
+    return pd.DataFrame(rows)
+
+
+def jl_map_table(ks=(64, 256, 1024, 4096), n_points: int = 200, dim: int = 512, seed: int = 3) -> pd.DataFrame:
+    """Lemma 3: the worst change of an inner product among ``n_points`` random unit vectors of
+    R^dim under random maps x -> Ax/sqrt(k), A in {-1, 1}^(k x dim), against
+    eps(k) = sqrt(8 ln(2|Q|) / k)."""
+    rng = np.random.default_rng(seed)
+    points = rng.standard_normal((n_points, dim))
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    rows = []
+    for k in ks:
+        A = rng.choice([-1.0, 1.0], size=(dim, k)) / np.sqrt(k)
+        mapped = points @ A
+        rows.append({"k": k, "largest |<Ax,Ay> - <x,y>|": float(np.abs(mapped @ mapped.T - points @ points.T).max()),
+                     "ε(k)": float(np.sqrt(8 * np.log(2 * n_points) / k))})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- Theorems 1, 6, 13, 7
+def theorem_1_table(sizes, n_random: int) -> pd.DataFrame:
+    """Theorem 1's model (|Σ| = 64) at each (N, k) of ``sizes``: accuracy on the worst-case inputs
+    (every queried position, every 8th beyond N = 1024) in float64, float32 and float16, on
+    ``n_random`` random inputs, and the least attention weight on the target."""
+    rows = []
+    for N, k in sizes:
+        task = VariableLengthIndexLookup(n_symbols=64, length=N, min_length=10)
+        worst = constructions.index_lookup_worst_cases(task, positions=range(1, N + 1, 1 if N <= 1024 else 8))
+        row = {"N": N, "k": k}
+        for dtype in (torch.float64, torch.float32, torch.float16):
+            model = constructions.index_lookup(task, k, dtype=dtype)
+            row[f"worst cases {str(dtype)[6:]}"] = accuracy(model, worst)
+            if dtype == torch.float64:
+                row.update({"width d": model.config.d_model, "η": round(model.eta, 1),
+                            "random inputs": accuracy(model, task.sample(n_random, seed=N)),
+                            "least weight on p": float(constructions.weight_on_target(model, task, worst[:256]).min())})
+        rows.append({**row, "worst-case inputs": len(worst)})
+    return pd.DataFrame(rows)
+
+
+def theorem_6_table(sizes, n_sample: int) -> pd.DataFrame:
+    """Theorem 6's INEQ model at each (N, k): errors on every string (N <= 16) or on ``n_sample``
+    samples (a third equal, a third one flip apart), on the one-flip pairs, and in float32."""
+    rows = []
+    for N, k in sizes:
+        task = PairFunction(half_length=N // 2, function="ineq")
+        data = task.enumerate() if N <= 16 else task.sample(n_sample, seed=N)
+        one_flip = (data.x[:, : N // 2] != data.x[:, N // 2:]).sum(1) == 1
+        model = constructions.inequality(task, k)
+        correct = predict(model, data.x).argmax(-1) == data.y
+        rows.append({"N": N, "width d": model.config.d_model, "inputs": "all 2^N" if N <= 16 else "sample",
+                     "examples": len(data), "one-flip pairs": int(one_flip.sum()), "errors": int((~correct).sum()),
+                     "errors on one-flip pairs": int((~correct[one_flip]).sum()),
+                     "float32 accuracy": accuracy(constructions.inequality(task, k, dtype=torch.float32), data)})
+    return pd.DataFrame(rows)
+
+
+def theorem_13_table(sizes) -> pd.DataFrame:
+    """Theorem 13's model for NOT-DISJ (g = AND) and INEQ (g = XOR) on the pairs {i, i + N/2}: all
+    strings (N <= 16) or 300 samples, and DISJ's binding inputs (0 or 1 common positions)."""
+    rows = []
+    for N, k in sizes:
+        for function, g in (("disj", constructions.AND), ("ineq", constructions.XOR)):
+            task = PairFunction(half_length=N // 2, function=function)
+            model = constructions.sparse_threshold(N, constructions.pair_sets(N // 2), g, 0, k)
+            sets = {"all 2^N" if N <= 16 else "sample": task.enumerate() if N <= 16 else task.sample(300, seed=N)}
+            if function == "disj":
+                sets["0 or 1 common"] = constructions.near_disjoint_pairs(N // 2, 300, seed=N)
+            rows += [{"N": N, "function": function, "inputs": name, "examples": len(data),
+                      "width d": model.config.d_model, "accuracy": accuracy(model, constructions.bos_inputs(data))}
+                     for name, data in sets.items()]
+    return pd.DataFrame(rows)
+
+
+def nn_errors(model, batch) -> tuple[int, int]:
+    """Errors and scored positions of a nearest-neighbour model on a batch."""
+    scored = batch.y != -100
+    wrong = predict(model, batch.x).argmax(-1)[scored] != batch.y[scored]
+    return int(wrong.sum()), int(scored.sum())
+
+
+MQAR = dict(n_points=32, dim=8, mqar=True)  # Theorem 7's MQAR instance (margin 2/d = 1/4)
+
+
+def theorem_7_exact_table(n_seq: int) -> pd.DataFrame:
+    """Theorem 7 with orthogonal (Hadamard) addresses: errors on MQAR and on unit vectors with
+    margin >= 0.01, ``n_seq`` sequences each."""
+    rows = []
+    for name, task, gamma in (("MQAR, hypercube keys (margin 2/d = 0.25)", NearestNeighbour(**MQAR), 0.25),
+                              ("unit vectors, margin >= 0.01",
+                               NearestNeighbour(n_points=40, dim=16, keys="sphere", margin=0.01), 0.01)):
+        errs, scored = nn_errors(constructions.nearest_neighbour(task, gamma), task.sample(n_seq, seed=0))
+        rows.append({"inputs": name, "sequences": n_seq, "scored queries": scored, "errors": errs})
+    return pd.DataFrame(rows)
+
+
+def theorem_7_sign_address_table(ks, n_seq: int) -> pd.DataFrame:
+    """Theorem 7 with random sign addresses of width k: the error rate on ``n_seq`` MQAR sequences
+    for the paper's c1 = 10 and for c1 = 3."""
+    mqar = NearestNeighbour(**MQAR)
+    batch = mqar.sample(n_seq, seed=1)
+    rows = []
+    for c1 in (3.0, 10.0):
+        for k in ks:
+            model = constructions.nearest_neighbour(mqar, 0.25, addresses=near_orthogonal.sign_vectors(mqar.seq_len, k, seed=k),
+                                                    c1=c1)
+            errs, scored = nn_errors(model, batch)
+            rows.append({"c1": c1, "address width k": k, "error rate": errs / scored})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- the Dyck RNN
+def dyck_rnn_study(max_length: int, n_long: int) -> dict:
+    """The 32-unit ReLU RNN against the exact recognizer on every string of length 1 to
+    ``max_length`` and on ``n_long`` generated strings of length 400 (float64 and float32); the
+    automaton's live states; the member counts 2^(N-1) for every even N <= 400."""
+    rnn = dyck_rnn()
+    checked = errors = 0
+    for length in range(1, max_length + 1):
+        x = torch.cartesian_prod(*[torch.arange(4)] * length).reshape(-1, length) if length > 1 else torch.arange(4)[:, None]
+        truth = torch.tensor([is_member(row, 2) for row in x.tolist()])
+        errors += int((predict(rnn, x).argmax(-1).bool() != truth).sum())
+        checked += len(x)
+    long = BoundedDyck(length=400).sample(n_long, seed=0)
+    return {"max length": max_length, "strings": checked, "errors": errors, "long strings": len(long),
+            "long accuracy": accuracy(rnn, long), "long accuracy float32": accuracy(dyck_rnn(dtype=torch.float32), long),
+            "live states": len(dfa(2, 2)[0]), "units": rnn.config.d_model,
+            "member counts 2^(N-1)": all(count_members(n) == 2 ** (n - 1) for n in range(2, 401, 2))}
+
+
+def dyck_split_protocol(n_strings: int, length: int = 40, cut: int = 17) -> dict:
+    """Theorem 2's protocol run by the Dyck RNN: Alice runs the first ``cut`` symbols and sends the
+    state; Bob starts from it on the rest. How often Bob's answer equals the RNN's on the whole
+    string, and how many distinct states were sent."""
+    rnn = dyck_rnn()
+    batch = BoundedDyck(length=length).sample(n_strings, seed=3)
+    agree, sent = 0, set()
+    for row in batch.x:
+        cache = {}
+        rnn(row[None, :cut], cache=cache)
+        message = cache["layers.0.states"][0, -1]  # Alice's whole message: the state after her prefix
+        sent.add(tuple(message.tolist()))
+        bob = dyck_rnn()
+        bob.set_weights({"layers.0.b_h0": message})  # Bob starts from Alice's state
+        agree += int(predict(bob, row[None, cut:]).argmax(-1) == predict(rnn, row[None]).argmax(-1))
+    return {"length": length, "cut": cut, "strings": len(batch), "agree": agree, "states sent": len(sent),
+            "units": rnn.config.d_model}
+
+
+# ----------------------------------------------------------------------------- lower bounds
+def theorem_4_study(n: int = 64, d: int = 16, m: int = 8, heads: int = 2, p: int = 48, trials: int = 20) -> dict:
+    """Theorem 4's protocol on a random ``heads``-head layer in fixed point (2^-24), for
+    ``trials`` random partitions: the largest difference from the layer computed in one place,
+    the bits exchanged, the formula's count and the size of the input in bits."""
+    layer_heads = lower_bounds.attention_heads(lower_bounds.random_attention(d=d, m=m, heads=heads, seed=0))
+    rng = np.random.default_rng(0)
+    X = lower_bounds.fixed_point(rng.standard_normal((n, d)), 24)
+    direct = lower_bounds.one_layer_direct(X, layer_heads)
+    gaps, bits = [], set()
+    for _ in range(trials):
+        alice = sorted(set(rng.choice(n - 1, int(rng.integers(1, n - 1)), replace=False).tolist()) | {n - 1})
+        out, sent = lower_bounds.one_layer_protocol(X, layer_heads, alice)
+        gaps.append(float(np.abs(out - direct).max()))
+        bits.add(sent)
+    return {"N": n, "d": d, "m": m, "H": heads, "p": p, "partitions": trials, "largest difference": max(gaps),
+            "bits exchanged": sorted(bits), "formula": lower_bounds.protocol_bits(d, m, heads, n, p),
+            "input bits": n * d * p}
+
+
+def dyck_rank_table(ns) -> pd.DataFrame:
+    """Lemma 1: Dyck-(2,2)'s communication matrix under the odd/even and the prefix/suffix splits:
+    rank, members, the most 1s in a row, against 2^(N-1)."""
+    rows = []
+    for n in ns:
+        for split in ("odd_even", "prefix_suffix"):
+            M = lower_bounds.dyck_communication_matrix(n, split)
+            rows.append({"N": n, "split": split, "rank": int(np.linalg.matrix_rank(M)), "members": int(M.sum()),
+                         "most 1s in a row": int(M.sum(1).max()), "2^(N-1)": 2 ** (n - 1)})
+    return pd.DataFrame(rows)
+
+
+def residual_table(ns) -> pd.DataFrame:
+    """Theorem 11: the Myhill-Nerode classes of INEQ after N/2 bits, against 2^(N/2)."""
+    return pd.DataFrame([{"N": n, "residual classes after N/2 bits":
+                          lower_bounds.residual_classes(lower_bounds.inequality, n, n // 2), "2^(N/2)": 2 ** (n // 2)}
+                         for n in ns])
+
+
+def equality_rank_table(ns=(4, 6, 8, 10)) -> pd.DataFrame:
+    """Facts 1-2: the ranks of EQ's and DISJ's communication matrices over the two halves."""
+    rows = []
+    for n in ns:
+        half = list(itertools.product((0, 1), repeat=n // 2))
+        eq = np.array([[int(a == b) for b in half] for a in half])
+        disj = np.array([[int(any(u and v for u, v in zip(a, b))) for b in half] for a in half])
+        rows.append({"N": n, "EQ rank": int(np.linalg.matrix_rank(eq)), "DISJ rank": int(np.linalg.matrix_rank(disj)),
+                     "2^(N/2)": 2 ** (n // 2)})
+    return pd.DataFrame(rows)
+
+
+def partition_table(trials: int, n: int = 12, k: int = 48) -> pd.DataFrame:
+    """Lemma 5: Theorem 6's model with the pairing of ``trials`` random balanced partitions,
+    computing [x_A != x_B] on every input of length ``n``."""
+    task = PairFunction(half_length=n // 2, function="ineq")
+    everything = task.enumerate()
+    rows = []
+    for trial in range(trials):
+        alice = sorted(np.random.default_rng(trial).choice(n, n // 2, replace=False).tolist())
+        bob = [i for i in range(n) if i not in alice]
+        model = constructions.inequality(task, k, alice=alice)
+        target = (everything.x[:, alice] != everything.x[:, bob]).any(1).long()
+        rows.append({"Alice's positions": str(alice), "N": n, "inputs": len(everything),
+                     "accuracy": float((predict(model, everything.x).argmax(-1) == target).double().mean())})
+    return pd.DataFrame(rows)
+
+
+def linear_state_table(n: int = 32, widths=(4, 8, 16, 24, 31, 32, 48)) -> pd.DataFrame:
+    """Theorem 3 for linear recurrences: the best affine read-out's error per bit from a state of
+    width m, against (N - rank M) / (4N)."""
+    table = pd.DataFrame([{"state width m": m, **dict(zip(("MSE per bit", "rank M"), lower_bounds.linear_state_mse(n, m)))}
+                          for m in widths])
+    table["(N - rank)/(4N)"] = (n - table["rank M"]) / (4 * n)
+    table.insert(0, "N", n)
+    return table
+
+
+def fano_table(ns=(64, 256, 1024, 4096), bits=(32, 128, 512)) -> pd.DataFrame:
+    """The information bound on index lookup's accuracy from a b-bit message."""
+    return pd.DataFrame([{"N": n, **{f"{b}-bit state": round(lower_bounds.index_accuracy_bound(b, n), 3) for b in bits}}
+                         for n in ns])
+
+
+def reduction_table(n_random: int) -> pd.DataFrame:
+    """Theorem 8 and Proposition 9 run with Theorem 7's transformer as the solver: every Alice input
+    (and every Bob input, for DISJ) at n = 4 keys, ``n_random`` random ones at n = 16."""
+    rows = []
+    for n_keys, dim, exhaustive in ((4, 3, True), (16, 5, False)):
+        recall = NearestNeighbour(n_points=2 * n_keys, dim=dim, mqar=True)
+        solver = constructions.nearest_neighbour(recall, gamma=2 / dim)
+        if exhaustive:
+            alice = [torch.tensor(bits) for bits in itertools.product((0, 1), repeat=n_keys)]
+        else:
+            g = torch.Generator().manual_seed(0)
+            alice = [torch.randint(2, (n_keys,), generator=g) for _ in range(n_random)]
+        recovered = [lower_bounds.recall_protocol(a, solver, recall) for a in alice]
+        bobs = [torch.tensor(bits) for bits in itertools.product((0, 1), repeat=n_keys)] if exhaustive else alice
+        disj = [bool((r & b).any()) == bool((a & b).any()) for a, r in zip(alice, recovered) for b in bobs]
+        rows.append({"n keys": n_keys, "Alice inputs": len(alice),
+                     "all bits recovered": sum(bool(torch.equal(a, r)) for a, r in zip(alice, recovered)),
+                     "DISJ pairs": len(disj), "DISJ right": sum(disj)})
+    return pd.DataFrame(rows)
+
+
+def protocol_tables(protocol) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored ``lstm_protocol`` result's two tables: Alice's full state at each precision, and
+    the messages shorter than N bits."""
+    point = protocol.points[0]["result"]
+    return pd.DataFrame(point["rows"]), pd.DataFrame(point["short"])
+
+
+# ----------------------------------------------------------------------------- training
+def best_table(result) -> pd.DataFrame:
+    """Final accuracy at length N at each architecture's best learning rate (mean over seeds),
+    with every rate's accuracy beside it."""
+    rows = []
+    for p in result.points:
+        best = summary(p["result"])
+        rows.append({"model": p["point"]["arch"], "N": p["point"]["length"], "best lr": best["best_lr"],
+                     "accuracy at length N": best["best_final"], "parameters": p["result"]["params"],
+                     **{f"lr {lr}": v for lr, v in best["final_by_lr"].items()}})
+    return pd.DataFrame(rows)
+
+
+def equality_table(eq) -> pd.DataFrame:
+    """Figure 4's runs: each variant, model and length at its best learning rate."""
+    rows = []
+    for p in eq.points:
+        s = summary(p["result"])
+        rows.append({"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
+                     "best lr": s["best_lr"], "accuracy at length N": s["best_final"]})
+    return pd.DataFrame(rows)
