@@ -218,10 +218,10 @@ record(checks.figure_4(results))
 # early stop once every example is fitted); the official grids sweep $H$ from 1 to 60 at
 # $T$ = 10k-40k (Figure 2a) and 30k-130k (Figure 4) on the official recipe. Each curve is read
 # as Figure 2a in the previous chapter ({ref}`mem-fig2`): a line through the memorized count
-# against $H$ on its unsaturated points, set beside the fits against $\sqrt{H}$ and $\log(1 + H)$. The grey lines are two counts from
-# the paper: the dotted $H(n-1)+1$ that Theorem 1's construction guarantees, and the dashed
-# $H(d-1)+1$ that it asks about for general position (the open question after Prop. 5, and
-# Figure 4's caption).
+# against $H$ on its unsaturated points, set beside the fits against $\sqrt{H}$ and
+# $\log(1 + H)$. The grey lines are two counts from the paper: the dotted $H(n-1)+1$ that
+# Theorem 1's construction guarantees, and the dashed $H(d-1)+1$ that it asks about for general
+# position (the open question after Prop. 5, and Figure 4's caption).
 
 # %%
 d64 = trained.heads_d64_reading(results)  # each context's sweeps (the shared one at T = 2000 and 4000)

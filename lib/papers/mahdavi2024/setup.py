@@ -121,10 +121,10 @@ def merged(results) -> dict:
 # ----------------------------------------------------------------------------- the assumptions
 #: Table 1 and Figure 1 (Sec. 5.1): ViT-base on ImageNet, the [CLS] query, 5000 draws per test
 TABLE_1 = Setup("mahdavi2024", "Table 1", {
-    "images": Stated(1973, "Sec. 5.1"),
-    "tokens n": Stated(197, "Sec. 5.1 (196 patches and [CLS])"),
-    "width d": Stated(768, "Sec. 5.1"),
-    "trained model": Stated("ViT-base, pretrained on ImageNet", "Sec. 5.1"),
+    "images": Stated(2000, "Sec. 5.1"),
+    "tokens n": Stated(197, "Sec. 4, after Theorem 1 (ViT's n/d = 197/768)"),
+    "width d": Stated(768, "Sec. 4, after Theorem 1 (ViT's n/d = 197/768)"),
+    "trained model": Stated("base ViT, pretrained on ImageNet", "Sec. 5.1"),
     "draws per test": Stated(5000, "Sec. 5.1"),
 })
 
