@@ -56,7 +56,6 @@ device = lib.setup_notebook(seed=0)
 # %%
 import math
 import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -65,10 +64,9 @@ from IPython.display import display
 
 from lib import claims, plots, scale
 from lib.models.decoder import eq1_config
-from lib.papers.richard2024 import closed_form as cf
+from lib.papers.richard2024 import analysis, checks, closed_form as cf, figures
 from lib.plots import table
 from lib.tasks import dyck_words as dw
-
 plots.use_style()
 record = claims.Recorder(paper="richard2024", chapter="chapters/05_depth_extrapolation/01_closed_forms")
 
@@ -105,31 +103,20 @@ display(table(depth_table))
 # shortest such.
 
 # %%
-C16, c16 = dw.catalan(16), counts[16]
-draws = 2**25
-expected_shallow = draws * c16[8] / C16
-expected_distinct = C16 * (1 - math.exp(-draws / C16))
-deep_pool, shallow4 = C16 - c16[12], c16[4]
+d32 = analysis.d32_counts()
+C16, c16 = d32["C"], d32["depth <="]
 print(f"|D_32| = {C16:,}; depth <= 8: {c16[8]:,} ({c16[8] / C16:.1%}); depth >= 9: {C16 - c16[8]:,}; "
-      f"depth >= 13: {deep_pool:,}; depth <= 4: {shallow4:,}")
-print(f"2^25 uniform draws: {expected_shallow / 1e6:.1f} M of depth <= 8 expected (the paper: about 24 M), "
-      f"{expected_distinct / 1e6:.1f} M distinct")
-# the samplers are uniform: chi-square over the 132 words of D_12
-for name, sample in (("cycle lemma", dw.sample_words(6, 66_000, seed=0)),
-                     ("counting paths", dw.sample_by_depth(6, 66_000, seed=0))):
-    _, hits = np.unique(sample, axis=0, return_counts=True)
-    chi2 = float(((hits - 500) ** 2 / 500).sum())
-    print(f"{name}: {len(hits)} distinct words of 132, chi-square {chi2:.0f} on 131 degrees of freedom")
-    assert len(hits) == 132 and chi2 < 131 + 5 * math.sqrt(2 * 131)
-data_ok = bool(abs(expected_shallow - 2.4e7) > 0.2 * 2.4e7 and shallow4 < 10**7 and deep_pool == 4000)
-assert data_ok
-record(ref="Sec. 4.2 (the D_32 data)", label="dx-dyck-words", paper="course",
-       statement="the paper's data counts are not those of uniform sampling: D_32 has 33,602,822 words of depth "
-                 "<= 8 and 7,174,454 of depth <= 4, so 10^7 distinct depth-4 words (Figure 3 right) do not exist",
-       paper_value="2^25 words, about 2.4e7 of depth <= 8; training sets of 10^7 distinct words of depth <= 4",
-       ours=f"exact counts: 2^25 uniform draws give {expected_shallow / 1e6:.1f} M of depth <= 8 "
-       f"({expected_distinct / 1e6:.1f} M distinct); {shallow4:,} words of depth <= 4 exist; "
-       f"{deep_pool:,} of depth >= 13", passed=data_ok)
+      f"depth >= 13: {d32['depth >= 13']:,}; depth <= 4: {d32['depth <= 4']:,}")
+print(f"2^25 uniform draws: {d32['expected shallow'] / 1e6:.1f} M of depth <= 8 expected (the paper: about 24 M), "
+      f"{d32['expected distinct'] / 1e6:.1f} M distinct")
+for name, u in analysis.sampler_uniformity(6).items():  # the samplers are uniform: chi-square over D_12
+    print(f"{name}: {u['distinct']} distinct words of {u['of']}, chi-square {u['chi2']:.0f} on {u['dof']} degrees of freedom")
+    assert u["distinct"] == u["of"] and u["chi2"] < u["dof"] + 5 * math.sqrt(2 * u["dof"])
+
+# %% tags=["hide-input"]
+data_check = checks.d32_data(d32)
+assert data_check.passed
+record(data_check)
 
 # %% [markdown]
 # (dx-eq1)=
@@ -154,14 +141,12 @@ probe = cf.eq1_model(cf.DYCK_EMBEDDING, np.random.default_rng(0).standard_normal
 x = torch.as_tensor(dw.sample_words(8, 64, seed=1))
 with torch.no_grad():
     logits = probe(x).numpy()
-X = -3.0 * np.cumsum(dw.steps(x.numpy()) + probe.get_weight("W_pos").numpy()[:, 0], axis=1) / np.arange(1, 17)
-lemma52_ok = bool(np.allclose(logits[..., 0], X) and np.allclose(logits[..., 1], -X)
-                  and np.allclose(torch.softmax(torch.as_tensor(logits), -1)[..., 0].numpy(), 1 / (1 + np.exp(-2 * X))))
-assert lemma52_ok
-record(ref="Lemma 5.2", label="dx-eq1",
-       statement="with E = [1, -1] the logits are [X, -X]; '(' has probability 1/(1 + exp(-2X))",
-       paper_value="identity", ours="the library's decoder gives exactly these logits and probabilities on 64 random "
-       "words with random B and v (to float rounding)", passed=lemma52_ok)
+print("logits of the first word's first four prefixes:", logits[0, :4].round(3).tolist())
+
+# %% tags=["hide-input"]
+lemma52 = checks.lemma_5_2(probe, x)
+assert lemma52.passed
+record(lemma52)
 
 # %% [markdown]
 # (dx-eq4)=
@@ -178,18 +163,18 @@ record(ref="Lemma 5.2", label="dx-eq1",
 
 # %%
 rng = np.random.default_rng(0)
-errors = []
+cases = []
 for t, d in ((2, 1), (5, 3), (50, 17), (50, 200)):
     for gamma in (-0.5, 0.5, 2.0):
         s = rng.integers(0, t, 64)
-        errors.append(cf.telescoping_error(s, gamma, rng.standard_normal((t, d))))
-eq4_ok = max(errors) < 1e-12
-print(f"largest |sum (E_s + B) - gamma E_next| over 12 (t, d, gamma) cases: {max(errors):.1e}")
-assert eq4_ok
-record(ref="Eq. (4)", label="dx-eq4", statement="the positional embedding of Eq. (4) makes the prefix sums "
-       "telescope: sum_{i<=r}(E_{s_i} + B_i) = gamma E_{s_{r+1}} for any E",
-       paper_value="identity", ours=f"largest error {claims.below(max(errors))} over t in {{2, 5, 50}}, d up to 200, "
-       "gamma in {-1/2, 1/2, 2}", passed=eq4_ok)
+        cases.append((s, gamma, rng.standard_normal((t, d))))
+errors = [cf.telescoping_error(s, gamma, E) for s, gamma, E in cases]
+print(f"largest |sum (E_s + B) - gamma E_next| over {len(cases)} (t, d, gamma) cases: {claims.below(max(errors))}")
+
+# %% tags=["hide-input"]
+eq4 = checks.eq_4(cases)
+assert eq4.passed
+record(eq4)
 
 # %% [markdown]
 # (dx-memorization)=
@@ -215,16 +200,11 @@ t_tokens, n_len = 50, 64
 s_mem = np.random.default_rng(0).integers(0, t_tokens, n_len)
 vgamma = 30.0
 onehot = cf.eq1_model(np.eye(t_tokens), cf.positional_embedding(s_mem, -0.5, np.eye(t_tokens)), vgamma / -0.5)
-probs = torch.softmax(torch.as_tensor(cf.next_token_logits(onehot, s_mem)[:-1]), -1).numpy()
-lemma_gap = float(np.abs(probs[np.arange(n_len - 1), s_mem[1:]] -
-                         [cf.lemma51_probability(t_tokens, vgamma, r) for r in range(1, n_len)]).max())
-lemma51_ok = lemma_gap < 1e-12
-assert lemma51_ok
-record(ref="Lemma 5.1", label="dx-memorization",
-       statement="one-hot E, B = R of Eq. (6), V = vI: prediction r is right with probability "
-                 "1/(1 + (t-1) exp(-v gamma / r))",
-       paper_value="exact formula", ours=f"t = 50, n = 64, v gamma = 30: the decoder's probabilities match the formula "
-       f"at every r (largest difference {claims.below(lemma_gap)})", passed=lemma51_ok)
+
+# %% tags=["hide-input"]
+lemma51 = checks.lemma_5_1(onehot, s_mem, vgamma)
+assert lemma51.passed
+record(lemma51)
 
 # %% [markdown]
 # For the theorem we measure, at growing $v\gamma/n$, the exact loss (from the logit gaps, so
@@ -235,53 +215,17 @@ record(ref="Lemma 5.1", label="dx-memorization",
 # sampling from random prefixes.
 
 # %%
-rows = []
-for eps in (0.5, 0.3, 0.2):
-    d = cf.jl_dimension(n_len, eps)
-    E = cf.jl_embedding(t_tokens, d, seed=0)
-    B = cf.positional_embedding(s_mem, -0.5, E)
-    m = cf.margin(E)
-    for ratio in (10, 20, 100, 200, 400):
-        model = cf.eq1_model(E, B, ratio * n_len / -0.5)
-        cuts = np.random.default_rng(ratio).integers(1, n_len, 5)
-        regenerated = int((cf.generate(model, [s_mem[:k] for k in cuts], n_len, seed=ratio) == s_mem).all(1).sum())
-        rows.append({"ε": eps, "d": d, "margin m": m, "vγ/n": ratio, "log loss": cf.log_sequence_loss(model, s_mem),
-                     "log paper bound": cf.theorem31_bounds(n_len, t_tokens, ratio * n_len, eps)["log_loss"],
-                     "log margin bound": cf.margin_bound(n_len, t_tokens, ratio * n_len, m),
-                     "regenerated (of 5)": regenerated})
-jl = pd.DataFrame(rows)
+jl = analysis.memorization_table(s_mem, t_tokens)  # one row per (eps, v gamma / n); see the docstring
 display(table(jl, index=False))
 
-# %%
-fig, ax = plt.subplots(figsize=(6, 3.6))
-for eps, part in jl.groupby("ε"):
-    line, = ax.plot(part["vγ/n"], part["log loss"], "o-", label=f"exact loss, ε = {eps} (d = {part['d'].iloc[0]})")
-    ax.plot(part["vγ/n"], part["log margin bound"], ":", color=line.get_color())
-    ax.plot(part["vγ/n"], part["log paper bound"], "--", color=line.get_color(), alpha=0.6)
-ax.plot([], [], "k:", label="margin bound (holds)")
-ax.plot([], [], "k--", alpha=0.6, label="Theorem 3.1's bound")
-ax.set(xscale="log", xlabel="vγ / n", ylabel="natural log of the loss", title="One head memorizes one sequence")
-plots.legend_outside(ax)
-plots.stamp(fig, "closed-form model (Eq. 1 with Eq. 4, JL embedding); t = 50, n = 64; exact computation")
+# %% tags=["hide-input"]
+figures.memorization(jl, t_tokens, n_len)
 plt.show()
 
-# %%
-memorized = bool((jl["regenerated (of 5)"] == 5).all())
-margin_holds = bool((jl["log loss"] <= jl["log margin bound"]).all() and (jl["margin m"] > 1 - 3 * jl["ε"]).all())
-paper_bound_holds = bool((jl["log loss"] <= jl["log paper bound"]).all())
-violations = jl[jl["log loss"] > jl["log paper bound"]]
-print(f"regenerated from every sampled prefix: {memorized}; margin bound holds: {margin_holds}; "
-      f"Theorem 3.1's bound fails at {len(violations)} of {len(jl)} points, from vγ/n = {violations['vγ/n'].min()}")
-assert memorized and margin_holds and not paper_bound_holds
-record(ref="Theorem 3.1", label="dx-memorization",
-       statement="a JL embedding in d >= 4 log n/(eps^2/2 - eps^3/3) memorizes any sequence: completion probability "
-                 ">= 1 - n t exp(-v gamma/n + 2 eps), loss <= 2 n^2 t exp(-v gamma/n + 2 eps)",
-       paper_value="memorization with the stated bounds", passed=memorized and paper_bound_holds,
-       partly=memorized and margin_holds,
-       ours=f"t = 50, n = 64, d = {', '.join(map(str, jl['d'].unique()))}: every sampled prefix regenerates s; the "
-       f"stated loss bound fails at {len(violations)} of {len(jl)} points (from v gamma/n = {violations['vγ/n'].min()}: "
-       "the proof treats the JL error as additive on logits that grow with v gamma); the margin bound "
-       "(n-1)(t-1) exp(-(v gamma/n) m) holds everywhere")
+# %% tags=["hide-input"]
+theorem31 = checks.theorem_3_1(jl, t_tokens, n_len)
+assert not theorem31.passed and theorem31.partly  # the memorization and the margin bound hold; the stated bound fails
+record(theorem31)
 
 # %% [markdown]
 # The memorization holds, and so does the theorem's bound while $v\gamma/n$ is moderate; it fails
@@ -302,15 +246,11 @@ record(ref="Theorem 3.1", label="dx-memorization",
 mu = cf.stability_factor()
 mu_attract, mu_repel = cf.stability_factor(-0.5), cf.stability_factor(0.5)
 print(f"mu_r = {mu};  gamma = -1/2: {mu_attract};  gamma = +1/2: {mu_repel}")
-import sympy
-r_sym = sympy.Symbol("r", positive=True)
-stability_ok = bool(sympy.simplify(mu_attract - (1 - 3 / r_sym)) == 0 and sympy.simplify(mu_repel - (1 + 1 / r_sym)) == 0)
-assert stability_ok
-record(ref="Sec. 3.2 (stability)", label="dx-stability",
-       statement="mu_r = (1 + (r-1) gamma)/(r gamma): 1 - 3/r at gamma = -1/2 (contractive), 1 + 1/r at gamma = 1/2",
-       paper_value="mu_r <= 1 - 3/n < 1 (gamma = -1/2); >= 1 + 1/n > 1 (gamma = 1/2)",
-       ours=f"sympy: {mu_attract} and {mu_repel}; |mu_1| = 2 at gamma = -1/2, so the contraction starts at r = 2",
-       passed=stability_ok)
+
+# %% tags=["hide-input"]
+stability = checks.stability()
+assert stability.passed
+record(stability)
 
 # %% [markdown]
 # (dx-theorem-41)=
@@ -337,20 +277,14 @@ record(ref="Sec. 3.2 (stability)", label="dx-stability",
 # %%
 N_exact = scale.pick(smoke=6, default=8, paper=8)
 start = time.perf_counter()
-attract = cf.exhaustive_check(N_exact, cf.ATTRACTIVE)
-repel = cf.exhaustive_check(N_exact, cf.REPULSIVE)
-exhaustive_s = time.perf_counter() - start
-words_exact, prefixes_exact = dw.all_words(N_exact), dw.valid_prefixes(N_exact)
-model_words = words_exact if scale.current() != "smoke" else words_exact[::10]
-start = time.perf_counter()
-on_model = cf.model_check(model_words, prefixes_exact)
-model_s = time.perf_counter() - start
+exhaustive = analysis.exhaustive(N_exact, model_words_step=scale.pick(smoke=10, default=1, paper=1))
+attract, repel = exhaustive["attract"], exhaustive["repel"]
 frame = pd.DataFrame([{"model": "γ = -1/2, v = -(2N²+1) (Theorem 4.1)", **attract},
                       {"model": "γ = +1/2, v = 2N²+1 (repulsive)", **repel}]).set_index("model")
-print(f"D_{2 * N_exact}: {len(words_exact)} training words x {len(prefixes_exact)} valid prefixes, "
-      f"numpy {exhaustive_s:.1f} s; the decoder itself on {len(model_words)} training words: {model_s:.1f} s")
+print(f"D_{2 * N_exact}: {exhaustive['words']} training words x {exhaustive['prefixes']} valid prefixes; the decoder "
+      f"itself on {exhaustive['model words']} training words; {time.perf_counter() - start:.0f} s in all")
 display(table(frame.T))
-print(f"the library's decoder: {on_model}")
+print(f"the library's decoder: {exhaustive['on_model']}")
 print(f"smallest probability that sampling returns the greedy completion: {math.exp(attract['min_log_prob']):.6f} "
       f"(Theorem 4.1: >= 1 - 2N exp(-N) = {cf.completion_bound(N_exact):.6f})")
 
@@ -363,42 +297,21 @@ print(f"smallest probability that sampling returns the greedy completion: {math.
 # context of all, sixteen `(`, completed 100 times (the closed-form row of Table 1).
 
 # %%
-s16 = dw.from_string("(()(()())((()()))((())))(()())()")
+s16 = dw.from_string(analysis.PAPER_WORD_16)
 head = cf.dyck_completer(s16)
-loss16 = cf.sequence_loss(head, s16)
-n_deep = scale.pick(smoke=128, default=1024, paper=1024)
-deep_words = dw.distinct(dw.sample_by_depth(16, 4 * n_deep, min_depth=9, seed=0), n_deep)
-deep_prefixes = [dw.peak_prefix(w) for w in deep_words]
-deep_valid = dw.is_valid(cf.complete(head, deep_prefixes, 16, seed=0)).mean()
-deepest = cf.complete(head, [np.zeros(16, dtype=np.int64)] * 100, 16, seed=1)
-deepest_valid = int(dw.is_valid(deepest).sum())
-repulsive_valid = dw.is_valid(cf.complete(cf.dyck_completer(s16, cf.REPULSIVE), deep_prefixes, 16, seed=0)).mean()
-losses8 = [cf.sequence_loss(cf.dyck_completer(w), w) for w in words_exact[::max(1, len(words_exact) // 100)]]
-print(f"weights: {cf.construction_size(head)} (2N + 3 = {2 * 16 + 3}); loss on s: {loss16:.2e} "
-      f"(bound 8N²e^-N = {cf.loss_bound(16):.2e}); largest loss over {len(losses8)} words of D_{2 * N_exact}: "
-      f"{max(losses8):.2e} (bound {cf.loss_bound(N_exact):.2e})")
-print(f"{len(deep_prefixes)} prefixes of depth >= 9 (depths {min(map(dw.depth, deep_prefixes))}-"
-      f"{max(map(dw.depth, deep_prefixes))}): {deep_valid:.1%} valid; deepest context: {deepest_valid}/100 valid "
-      f"({dw.to_string(deepest[0])}); the repulsive head on the deep prefixes: {repulsive_valid:.1%}")
+print(f"the closed form of {analysis.PAPER_WORD_16}: {cf.construction_size(head)} weights (2N + 3 = {2 * 16 + 3})")
+at16 = analysis.theorem41_at_16(N_exact, n_deep=scale.pick(smoke=128, default=1024, paper=1024))
+print(f"loss on s: {at16['loss']:.2e} (bound 8N²e^-N = {cf.loss_bound(16):.2e}); largest loss over "
+      f"{at16['small losses']} words of D_{2 * N_exact}: {at16['largest small loss']:.2e} "
+      f"(bound {cf.loss_bound(N_exact):.2e})")
+print(f"{at16['deep prefixes']} prefixes of depth >= 9 (depths {at16['deep depths'][0]}-{at16['deep depths'][1]}): "
+      f"{at16['deep valid']:.1%} valid; deepest context: {at16['deepest valid']}/100 valid "
+      f"({at16['deepest example']}); the repulsive head on the deep prefixes: {at16['repulsive valid']:.1%}")
 
-# %%
-thm41_ok = bool(attract["invalid"] == 0 and attract["rule_mismatch"] == 0 and on_model["invalid"] == 0
-                and on_model["differ_from_numpy"] == 0 and attract["memorized"] == attract["prefix_pairs"]
-                and math.exp(attract["min_log_prob"]) >= cf.completion_bound(N_exact)
-                and repel["invalid_iff_different_height"] and repel["invalid"] > 0
-                and cf.construction_size(head) == 35 and loss16 < cf.loss_bound(16)
-                and max(losses8) < cf.loss_bound(N_exact) and deep_valid == 1.0 and deepest_valid == 100
-                and repulsive_valid == 0.0)
-assert thm41_ok
-record(ref="Theorem 4.1", label="dx-theorem-41",
-       statement="2N + 3 weights (E = [1, -1], B(s) of Eq. 4, gamma = -1/2, -v > 2N^2) complete any prefix of any "
-                 "depth into a word of D_2N, and prefixes of s into s; gamma > 0 fails exactly off s's height",
-       paper_value="valid with probability >= 1 - 2N exp(-N); loss < 8N^2 exp(-N); 100% in Figure 3",
-       ours=f"D_{2 * N_exact}: all {attract['pairs']:,} (word, prefix) pairs completed validly, each by the rule "
-       f"'toward s, then follow s', with sampling probability >= {math.exp(attract['min_log_prob']):.5f}; the repulsive "
-       f"head fails on exactly the {repel['different_height']:,} pairs of different height; N = 16: 35 weights, loss "
-       f"{loss16:.1e}, {len(deep_prefixes)}/{len(deep_prefixes)} deep prefixes and {deepest_valid}/100 deepest-context "
-       "completions valid (sampled)", passed=thm41_ok)
+# %% tags=["hide-input"]
+theorem41 = checks.theorem_4_1(exhaustive, at16)
+assert theorem41.passed
+record(theorem41)
 
 # %% [markdown]
 # (dx-claim-53)=
@@ -410,26 +323,15 @@ record(ref="Theorem 4.1", label="dx-theorem-41",
 # closes): every completion closes the stack and continues `()()...`.
 
 # %%
-claim_rows = []
-for N in scale.pick(smoke=(6, 8), default=(8, 10), paper=(8, 10)):
-    model = cf.claim53_model(N)
-    prefixes = dw.valid_prefixes(N)
-    greedy = cf.complete(model, prefixes, N, greedy=True)
-    sampled = cf.complete(model, prefixes, N, seed=N)
-    claim_rows.append({"N": N, "weights": cf.construction_size(model), "prefixes": len(prefixes),
-                       "invalid (greedy)": int((~dw.is_valid(greedy)).sum()),
-                       "invalid (sampled)": int((~dw.is_valid(sampled)).sum())})
-claim53 = pd.DataFrame(claim_rows)
+three = cf.claim53_model(8)
+print("(((  ->", dw.to_string(cf.complete(three, [dw.from_string("(((")], 8, greedy=True)[0]))
+claim53 = analysis.claim53_table(scale.pick(smoke=(6, 8), default=(8, 10), paper=(8, 10)))  # every valid prefix
 display(table(claim53, index=False))
-print("(((  ->", dw.to_string(cf.complete(cf.claim53_model(8), [dw.from_string("(((")], 8, greedy=True)[0]))
-claim53_ok = bool((claim53[["invalid (greedy)", "invalid (sampled)"]] == 0).all().all() and (claim53["weights"] == 3).all())
-assert claim53_ok
-record(ref="Claim 5.3", label="dx-claim-53",
-       statement="E = [1 - 1/(2N+1), -1], no positional embedding, uniform attention, v < -2N^2(2N+1): every prefix "
-                 "is completed into a word of D_2N",
-       paper_value="probability >= 1 - 2N exp(-N)", ours="every valid prefix of " + ", ".join(
-           f"D_{2 * r['N']} ({r['prefixes']:,})" for r in claim_rows) + ": 0 invalid, greedy and sampled; 3 weights",
-       passed=claim53_ok)
+
+# %% tags=["hide-input"]
+claim53_check = checks.claim_5_3(claim53)
+assert claim53_check.passed
+record(claim53_check)
 
 # %% [markdown]
 # (dx-figure-2)=
@@ -443,27 +345,13 @@ record(ref="Claim 5.3", label="dx-claim-53",
 
 # %%
 picture = cf.path_picture(dw.from_string("(()(()))((()))()"), dw.from_string("(((("))
-fig, ax = plt.subplots(figsize=(6.5, 3.6))
-r = picture["r"]
-ax.plot(r, picture["word"], "ks-", label="training word s: Δ_r(s)")
-ax.plot(r, picture["positional"], "r^-", label="cumulative positional embedding P_r")
-ax.plot(r[:4], picture["prefix"], "bo", ms=8, label="prefix z = ((((")
-ax.plot(r, picture["completion"], "*--", color="limegreen", label="completion of z")
-ax.axhline(0, color="0.6", lw=0.8)
-ax.set(xlabel="position r", ylabel="cumulative sum", title="Theorem 4.1's head, γ = -1/2")
-plots.legend_outside(ax)
-plots.stamp(fig, f"closed-form model, N = 8; completion {dw.to_string(picture['completion_word'])}")
+
+# %% tags=["hide-input"]
+figures.path(picture)
 plt.show()
-after = len(picture["prefix"])  # the first position at which the completion's path meets the word's
-meet = after - 1 + int(np.argmax(picture["completion"][after - 1:] == picture["word"][after - 1:]))
-figure2_ok = bool(dw.is_valid(picture["completion_word"]) and (picture["completion"][meet:] == picture["word"][meet:]).all()
-                  and abs(picture["positional"][-1]) <= 0.5 and np.all(np.diff(picture["completion"][after - 1:meet + 1]) == -1))
-assert figure2_ok
-record(ref="Figure 2", label="dx-figure-2",
-       statement="the completion walks toward the training word's height path, then follows it; P_r mirrors the "
-                 "word's path and ends within 1/2 of 0", paper_value="picture",
-       ours=f"'((((' completes to {dw.to_string(picture['completion_word'])}: down one step per token until it meets "
-       f"s's path at r = {meet + 1}, then on it; P_2N = {picture['positional'][-1]:+.1f}", passed=figure2_ok)
+figure2 = checks.figure_2(picture)
+assert figure2.passed
+record(figure2)
 
 # %% [markdown]
 # (dx-closed-summary)=

@@ -65,15 +65,15 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from lib import claims, plots, scale
-from lib.papers.richard2024 import closed_form as cf
-from lib.papers.richard2024 import readings, sweeps, training
+from lib import claims, plots
+from lib.papers.richard2024 import analysis, checks, closed_form as cf, figures, readings, sweeps, training
 from lib.plots import table
 from lib.tasks import dyck_words as dw
 
 plots.use_style()
 record = claims.Recorder(paper="richard2024", chapter="chapters/05_depth_extrapolation/02_trained_decoders")
-REDUCED = "D_20 instead of D_32, widths <= 32 instead of 1024, 600 steps of 64 words (a CPU budget)"
+
+# %%
 results = {name: sweeps.result(name) for name in ("architectures", "sample_size", "completions", "ablations", "gd_eq1")}
 for res in results.values():
     print(res.label())
@@ -96,6 +96,7 @@ closed_acc = training.completion_accuracy(closed, test_prompts, N, seed=3)
 print(f"D_{2 * N}: training words of depth <= {train_depth}, {len(test_prompts)} test prompts of depth >= "
       f"{test_depth}; the closed form built from {dw.to_string(one_word)} ({cf.construction_size(closed)} weights): "
       f"{closed_acc:.1%} valid")
+assert closed_acc == 1.0
 
 # %% [markdown]
 # (dx-figure-3-left)=
@@ -108,42 +109,19 @@ print(f"D_{2 * N}: training words of depth <= {train_depth}, {len(test_prompts)}
 # and that only the closed form reaches 100%. Ours: $d \in \{2, 8, 32\}$, $(L, h) \in \{(1, 1),
 # (2, 2), (4, 2)\}$, training depth at most 5, test depth at least 7, two seeds each.
 
-# %%
+# %% tags=["hide-input"]
 arch = readings.frame(arch_result).rename(columns={"deep_acc": "deep (mean)", "in_acc": "in-sample (mean)"})
 by_lr = pd.DataFrame(arch["deep_acc_by_lr"].tolist()).rename(columns=lambda lr: f"deep at lr {lr:g}")
 shown = pd.concat([arch[["d", "layers", "heads", "params", "lr", "deep (mean)", "in-sample (mean)"]], by_lr], axis=1)
 display(table(shown, index=False))
-
-fig, ax = plt.subplots(figsize=(6.2, 3.6))
-for (L, h), part in arch.groupby(["layers", "heads"]):
-    ax.plot(part["params"], part["deep (mean)"], "o-" if (L, h) != (1, 1) else "o:", label=f"L = {L}, h = {h}")
-ax.plot([cf.construction_size(closed)], [closed_acc], "D", color="limegreen", mec="k", ms=9, label="closed form")
-ax.set(xscale="log", xlabel="parameters", ylabel=f"valid completions, depth >= {test_depth}",
-       title="Completion of deeper prefixes", ylim=(-0.03, 1.03))
-plots.legend_outside(ax)
-plots.stamp(fig, arch_result.label())
+figures.architectures(arch_result, cf.construction_size(closed), closed_acc)
 plt.show()
 
-# %%
-best_by_d = arch.groupby("d")["deep (mean)"].max()
-single = arch[(arch["layers"] == 1) & (arch["heads"] == 1)].set_index("d")["deep (mean)"]
-grows = bool(best_by_d.is_monotonic_increasing and best_by_d.iloc[-1] > best_by_d.iloc[0] + 0.2)
-d2_poor = bool(arch[arch["d"] == 2]["deep (mean)"].max() < 0.5)
-only_closed = bool(closed_acc == 1.0 and (arch["deep_acc_seeds"].map(max) < 1.0).all())
-single_decays = bool(single.iloc[-1] < single.max())
-print(f"best by width: {best_by_d.round(3).to_dict()}; L = h = 1 by width: {single.round(3).to_dict()}")
-print(f"grows with d: {grows}; d = 2 poor: {d2_poor}; only the closed form at 100%: {only_closed}; "
-      f"L = h = 1 decays with d: {single_decays}")
-assert closed_acc == 1.0
+# %% tags=["hide-input"]
+figure3_left = checks.figure_3_left(arch_result, closed_acc)
 if arch_result.scale != "smoke":  # smoke models train for seconds: their numbers are no evidence
-    assert grows and d2_poor
-record(ref="Figure 3 (left)", label="dx-figure-3-left", reduced=REDUCED, result=arch_result,
-       statement="deep-prefix accuracy grows with width; d = 2 models are poor; L = h = 1 models decay with width; "
-                 "only the closed form reaches 100%",
-       paper_value="d >= 128, h >= 2, L = 4 reach 95%+; all d = 2 poor; closed form (d = 1) the only 100%",
-       ours=f"best over (L, h) by width {', '.join(f'd = {d}: {v:.2f}' for d, v in best_by_d.items())}; L = h = 1: "
-       f"{', '.join(f'{v:.2f}' for v in single)}; closed form {closed_acc:.0%}",
-       passed=grows and d2_poor and only_closed and single_decays, partly=grows and d2_poor and closed_acc == 1.0)
+    assert figure3_left.partly  # width grows, d = 2 is poor (the other two trends do not hold here: see below)
+record(figure3_left)
 
 # %% [markdown]
 # **Where we differ.** Width matters as the paper says: the $d = 2$ decoders fail at every depth
@@ -168,50 +146,21 @@ record(ref="Figure 3 (left)", label="dx-figure-3-left", reduced=REDUCED, result=
 
 # %%
 size_result = results["sample_size"]
+size_closed = analysis.closed_form_accuracy(size_result, one_word)  # the same closed form on this sweep's prompts
+assert size_closed == 1.0
+
+# %% tags=["hide-input"]
 sizes = readings.frame(size_result).rename(columns={"out_acc": "out (mean)", "in_acc": "in (mean)"})
 sizes["out (per seed)"] = sizes["out_acc_seeds"].map(lambda v: " / ".join(f"{x:.2f}" for x in v))
 display(table(sizes[["train_depth", "size", "distinct_words", "in (mean)", "out (mean)", "out (per seed)"]], index=False))
-fig, ax = plt.subplots(figsize=(6.2, 3.6))
-for q, part in sizes.groupby("train_depth"):
-    line, = ax.plot(part["distinct_words"], part["out (mean)"], "o-", label=f"depth <= {q}, out of sample")
-    ax.plot(part["distinct_words"], part["in (mean)"], "s--", color=line.get_color(), alpha=0.7,
-            label=f"depth <= {q}, in sample")
-size_closed = training.completion_accuracy(cf.dyck_completer(one_word), training.deep_prefixes(
-    N, size_result.config["test_depth"], size_result.config["n_test"], seed=1), N, seed=3)
-ax.plot([1], [size_closed], "D", color="limegreen", mec="k", ms=9, label="closed form (1 word)")
-ax.set(xscale="log", xlabel="distinct training words", ylabel="valid completions", ylim=(-0.03, 1.03),
-       title=f"Prefixes of depth >= {size_result.config['test_depth']}")
-plots.legend_outside(ax)
-plots.stamp(fig, size_result.label())
+figures.sample_size(size_result, size_closed)
 plt.show()
 
-# %%
-by = {q: part.set_index("size") for q, part in sizes.groupby("train_depth")}
-shallow, deep = min(by), max(by)
-in_high = bool((sizes["in (mean)"] >= 0.9).all())
-small_fail = bool(all(by[q].loc[1, "out (mean)"] <= 0.1 for q in by))
-more_helps = bool(by[deep].loc["all", "out (mean)"] > by[deep].loc[1, "out (mean)"] + 0.3)  # near the test depth
-gap_matters = bool(by[shallow].loc["all", "out (mean)"] < by[deep].loc["all", "out (mean)"])
-shallow_very_low = bool(by[shallow]["out (mean)"].max() < 0.5)  # at every training-set size
-print(f"in sample >= 0.9 everywhere: {in_high}; one word fails out of sample: {small_fail}; more words help "
-      f"(depth <= {deep}): "
-      f"{more_helps}; deeper training better with all words: {gap_matters}; shallowest very low at every size: "
-      f"{shallow_very_low} (at most {by[shallow]['out (mean)'].max():.2f}); closed form {size_closed:.0%}")
-assert size_closed == 1.0
+# %% tags=["hide-input"]
+figure3_right = checks.figure_3_right(size_result, size_closed)
 if size_result.scale != "smoke":
-    assert in_high and small_fail and more_helps
-record(ref="Figure 3 (right)", label="dx-figure-3-right", reduced=REDUCED, result=size_result,
-       statement="in-sample completion is near 100% for every training set; out of sample, small sets fail, more "
-                 "distinct words help when training is nearly as deep as the test, and the shallowest training depth "
-                 "stays very low however many words; the closed form gets 100% "
-                 "from one word",
-       paper_value="in-sample ~100%; depth <= 4 very low even at 10^7 words; closed form 100%",
-       ours=f"in sample >= {sizes['in (mean)'].min():.2f}; out of sample with 1 word "
-       + ", ".join(f"{by[q].loc[1, 'out (mean)']:.2f}" for q in by) + " and with all words "
-       + ", ".join(f"depth <= {q}: {by[q].loc['all', 'out (mean)']:.2f}" for q in by)
-       + f"; closed form {size_closed:.0%}",
-       passed=in_high and small_fail and more_helps and gap_matters and shallow_very_low and size_closed == 1.0,
-       partly=in_high and small_fail and more_helps and size_closed == 1.0)
+    assert figure3_right.partly  # in sample high, one word fails, more words help near the test depth
+record(figure3_right)
 
 # %% [markdown]
 # The depth gap is what matters, as in the paper: trained on words of depth at most 5, a
@@ -235,17 +184,11 @@ record(ref="Figure 3 (right)", label="dx-figure-3-right", reduced=REDUCED, resul
 # %%
 comp_result = results["completions"]
 point = comp_result.points[0]["result"]["models"]
-word = comp_result.config["word"]
-contexts = comp_result.config["contexts"]
-closed_word = cf.dyck_completer(dw.from_string(word))
-rows = []
-for label, text in contexts.items():
-    closed_out = cf.complete(closed_word, [dw.from_string(text)] * 100, len(word) // 2, seed=7)
-    row = {"context": f"{label}: {text}", "closed form": int(dw.is_valid(closed_out).sum())}
-    for name, members in point.items():
-        row[name] = " / ".join(str(readings.valid_count(m["contexts"][label])) for m in members)
-    rows.append(row)
-fig4 = pd.DataFrame(rows).set_index("context")
+word, contexts = comp_result.config["word"], comp_result.config["contexts"]
+closed_counts = analysis.closed_form_counts(comp_result)  # the closed form of the same word, 100 samples a context
+fig4 = pd.DataFrame([{"context": f"{label}: {text}", "closed form": closed_counts[label],
+                      **{name: " / ".join(str(readings.valid_count(m["contexts"][label])) for m in members)
+                         for name, members in point.items()}} for label, text in contexts.items()]).set_index("context")
 print("Valid completions out of 100 (one number per seed)")
 display(table(fig4))
 top = point["one word"][0]["contexts"]
@@ -253,34 +196,12 @@ for label in contexts:
     print(f"one-word model, {label}: most frequent completion {top[label]['completions'][0]} "
           f"({top[label]['counts'][0]}/100)")
 
-# %%
-def valid_count(member, label):
-    return readings.valid_count(member["contexts"][label])
-
-
-one, many = point["one word"], point[list(point)[1]]
-regenerates = all(m["contexts"]["prefix of the word"]["completions"][0] == word and
-                  m["contexts"]["prefix of the word"]["counts"][0] >= 95 for m in one)
-fails_elsewhere = all(valid_count(m, label) <= 5 for m in one for label in ("deep", "shallow, not a prefix", "deepest"))
-fails_deepest = all(valid_count(m, "deepest") <= 5 for m in one)
-many_better = all(valid_count(m, "deepest") >= 50 for m in many)
-closed_all = bool((fig4["closed form"] == 100).all())
-print(f"one-word model regenerates its word: {regenerates}; fails on other contexts: {fails_elsewhere}; "
-      f"many-word model >= 50/100 on the deepest context: {many_better}; closed form 100/100 everywhere: {closed_all}")
-assert closed_all
+# %% tags=["hide-input"]
+figure4 = checks.figure_4(comp_result, closed_counts)
+assert all(v == comp_result.config["samples"] for v in closed_counts.values())
 if comp_result.scale != "smoke":
-    assert regenerates and fails_deepest
-record(ref="Figure 4 and Table 1", label="dx-figure-4", reduced=REDUCED, result=comp_result,
-       statement="a one-word model regenerates its word from its prefix and fails on deep, shallow and the deepest "
-                 "contexts; a many-word model completes the deepest context about half the time",
-       paper_value="one word: 100/100 on its prefix, 0/100 on the deepest context; 10^7 words: 52/100",
-       ours=f"one word: {' and '.join(str(valid_count(m, 'prefix of the word')) for m in one)}/100 on its prefix, "
-       f"{' and '.join(str(valid_count(m, 'deep')) for m in one)}/100 on the deep context, "
-       f"{' and '.join(str(valid_count(m, 'shallow, not a prefix')) for m in one)}/100 on the shallow one, "
-       f"{' and '.join(str(valid_count(m, 'deepest')) for m in one)}/100 on the deepest; all words of depth "
-       f"<= 5: {' and '.join(str(valid_count(m, 'deepest')) for m in many)}/100; closed form 100/100 on every context",
-       passed=regenerates and fails_elsewhere and many_better and closed_all,
-       partly=regenerates and fails_deepest and closed_all)
+    assert figure4.partly  # the one-word model regenerates its word and fails on the deepest context
+record(figure4)
 
 # %% [markdown]
 # The one-word model behaves as the paper's does: it writes its word from the word's prefix and
@@ -297,36 +218,16 @@ record(ref="Figure 4 and Table 1", label="dx-figure-4", reduced=REDUCED, result=
 # $\sum_h W_V^{(h)} W_O^{(h)}$ of each layer of both models and compare the ratio of the top two
 # singular values (a low-rank matrix has a large one) and where the top eigenvalue lies.
 
-# %%
-spectra = pd.DataFrame(readings.spectrum_rows(point))
-display(table(spectra, index=False))
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharex=True, sharey=True)
-for ax, (name, members) in zip(axes, point.items()):
-    s = members[0]["spectra"][-1]
-    ax.scatter(s["eig_real"], s["eig_imag"], s=12)
-    ax.axhline(0, color="0.7", lw=0.8)
-    ax.axvline(0, color="0.7", lw=0.8)
-    ax.set(title=name, xlabel="real part")
-axes[0].set_ylabel("imaginary part")
-plots.stamp(fig, f"eigenvalues of the last layer's W_V W_O; {comp_result.label()}")
+# %% tags=["hide-input"]
+display(table(pd.DataFrame(readings.spectrum_rows(point)), index=False))
+figures.spectra(comp_result)
 plt.show()
 
-# %%
-last = spectra[spectra["layer"] == spectra["layer"].max()]
-ratio_one = last[last["model"] == "one word"]["σ1/σ2"].mean()
-ratio_many = last[last["model"] != "one word"]["σ1/σ2"].mean()
-low_rank = bool(ratio_many > 1.5 * ratio_one)
-negative = bool(all(np.real(e) < 0 and abs(np.imag(e)) < 1e-9 for e in last[last["model"] != "one word"]["top eigenvalue"]))
+# %% tags=["hide-input"]
+figure5 = checks.figure_5(comp_result)
 if comp_result.scale != "smoke":
-    assert low_rank  # the part that holds at our scale (the sign does not: see below)
-print(f"last layer σ1/σ2: one word {ratio_one:.2f}, many words {ratio_many:.2f}; "
-      f"many-word models' top eigenvalue real and negative: {negative}")
-record(ref="Figure 5", label="dx-figure-5", reduced=REDUCED, result=comp_result,
-       statement="the value-output matrix of the model that generalizes is low rank, with a dominant real negative "
-                 "eigenvalue",
-       paper_value="low rank; dominant real negative eigenvalue (10^7-word model)",
-       ours=f"last layer σ1/σ2: {ratio_many:.2f} (many words) vs {ratio_one:.2f} (one word); top eigenvalue real and "
-       f"negative in every many-word seed: {negative}", passed=low_rank and negative, partly=low_rank)
+    assert figure5.partly  # the part that holds at our scale (the sign does not: see below)
+record(figure5)
 
 # %% [markdown]
 # The low rank reproduces: the last layer's $\sigma_1/\sigma_2$ is several times larger in the
@@ -358,45 +259,25 @@ ln = torch.nn.LayerNorm(8)
 x = torch.randn(3, 8)
 assert torch.allclose(ln(x + 5.0), ln(x), atol=1e-5)  # LN removes the all-ones direction
 abl_result = results["ablations"]
-abl = readings.frame(abl_result).rename(columns={"out_acc": "out (mean)", "in_acc": "in (mean)"})
-out = abl.pivot(index="variant", columns="distinct_words", values="out (mean)").reindex(sweeps.VARIANTS)
+out = checks.ablation_table(abl_result)  # out of sample, at each variant's best rate
 display(table(out.dropna(how="all")))  # the smoke scale trains only the first two variants
-fig, ax = plt.subplots(figsize=(6.4, 3.6))
-for variant in out.dropna(how="all").index:
-    part = abl[abl["variant"] == variant]
-    line, = ax.plot(part["distinct_words"], part["out (mean)"], "o-", label=variant)
-    ax.plot(part["distinct_words"], part["in (mean)"], "--", color=line.get_color(), alpha=0.6)
-ax.set(xscale="log", xlabel="distinct training words", ylabel="valid completions (random-cut prefixes)",
-       ylim=(-0.03, 1.03), title="Ablations (solid: out of sample, dashed: in sample)")
-plots.legend_outside(ax)
-plots.stamp(fig, abl_result.label())
-plt.show()
 
-# %%
-sizes_abl = sorted(out.columns)
-largest, smallest = sizes_abl[-1], sizes_abl[0]
-pos_gap = out.loc["full"] - out.loc["no positional embedding"]
-pos_pivotal = bool((pos_gap > 0).all() and pos_gap[largest] >= 0.2)  # above at every size, far above at the most
-full_best = bool(out[largest].idxmax() == "full" or out.loc["full", largest] >= out[largest].max() - 0.01)
-fixed_strong_small = bool(out.loc["uniform attention, fixed E", smallest] >= out.loc["full", smallest])
-five_beats_four = bool(out.loc["one attention layer", largest] > out.loc["V = I, no MLP", largest])
+# %% tags=["hide-input"]
+figures.ablations(abl_result, out)
+plt.show()
+abl = readings.frame(abl_result)
+largest = max(out.columns)
 rates = pd.DataFrame(abl[abl["distinct_words"] == largest].set_index("variant")["out_acc_by_lr"].tolist(),
                      index=abl[abl["distinct_words"] == largest]["variant"])
 print(f"out of sample at {largest} words, by learning rate")
 display(table(rates.rename(columns=lambda lr: f"lr {lr:g}")))
-print(f"full minus no positional embedding by size: {pos_gap.round(2).to_dict()}")
-print(f"positional embedding pivotal: {pos_pivotal}; full model best at {largest} words: {full_best}; "
-      f"(3) >= (1) at {smallest} words: {fixed_strong_small}; (5) > (4) at {largest} words: {five_beats_four}")
+print(f"full minus no positional embedding by size: {(out.loc['full'] - out.loc['no positional embedding']).round(2).to_dict()}")
+
+# %% tags=["hide-input"]
+figure6 = checks.figure_6(abl_result)
 if abl_result.scale != "smoke":
-    assert pos_pivotal
-record(ref="Figure 6", label="dx-figure-6", reduced=REDUCED, result=abl_result,
-       substitute="E = [u, -u] for a random u instead of [1, -1] (invisible behind LayerNorm)",
-       statement="positional embeddings are pivotal; the full model needs the most data and ends best; uniform "
-                 "attention with fixed E is strong with few words; one attention layer beats V = I without MLP",
-       paper_value="ranking read from the figure (no numbers)",
-       ours=f"out of sample at {largest} words: " + ", ".join(f"{v}: {out.loc[v, largest]:.2f}" for v in sweeps.VARIANTS)
-       + f"; at {smallest} words: full {out.loc['full', smallest]:.2f}, fixed E {out.loc['uniform attention, fixed E', smallest]:.2f}",
-       passed=pos_pivotal and full_best and fixed_strong_small and five_beats_four, partly=pos_pivotal and full_best)
+    assert figure6.partly  # positional embeddings pivotal, the full model best with most words
+record(figure6)
 
 # %% [markdown]
 # The paper's ranking holds at our scale: without positions the decoder stays far below the full
@@ -418,36 +299,13 @@ record(ref="Figure 6", label="dx-figure-6", reduced=REDUCED, result=abl_result,
 # (5) most. We cluster our $d = 32$ curves into 4 groups and measure how far each model's curves
 # end from 0, relative to their size.
 
-# %%
-paths = {row["point"]["variant"]: np.array(row["result"]["positional_paths"]) for row in abl_result.points
-         if "positional_paths" in row["result"] and row["point"]["variant"] in sweeps.VARIANTS[2:]}
-fig, axes = plt.subplots(1, 4, figsize=(12, 3.0), sharex=True)
-end_ratio = dict.fromkeys(sweeps.VARIANTS[2:], np.nan)  # nan where a variant was not trained (smoke)
-for ax, (variant, curves) in zip(axes, paths.items()):
-    labels, centroids = training.kmeans(curves, 4, seed=0)
-    for j, c in enumerate(centroids):
-        ax.plot(np.arange(1, len(c) + 1), c, label=f"{(labels == j).sum()} curves")
-    end_ratio[variant] = readings.end_ratio(curves)
-    ax.set(title=f"{variant}\n|end| / max = {end_ratio[variant]:.2f}", xlabel="position r")
-    ax.legend(fontsize=7)
-axes[0].set_ylabel("cumulative sum of B")
-picture = cf.path_picture(dw.from_string(word), dw.from_string(word[:4]))
-axes[3].plot(picture["r"], picture["positional"], "r^-", label="closed form P_r")
-axes[3].set(title="closed form (Theorem 4.1)", xlabel="position r")
-axes[3].legend(fontsize=7)
-plots.stamp(fig, f"k-means (k = 4) centroids of the d = 32 curves; {abl_result.label()}")
+# %% tags=["hide-input"]
+end_ratio = checks.end_ratios(abl_result)
+fig, picture = figures.positional_paths(abl_result, checks.pictured_variants(), end_ratio, word)
 plt.show()
 assert abs(picture["positional"][-1]) <= 0.5  # the closed form's curve ends within 1/2 of 0, the picture's reference
-ordered = bool(end_ratio["one attention layer"] < end_ratio["uniform attention, fixed E"])
 print(f"end distance relative to size: {({k: round(v, 2) for k, v in end_ratio.items()})}")
-record(ref="Figure 7", label="dx-figure-7", reduced=REDUCED, result=abl_result,
-       substitute="E = [u, -u] for a random u instead of [1, -1] (invisible behind LayerNorm)",
-       statement="the cumulative sums of learned positional embeddings end closer to the origin the closer the model "
-                 "is to Eq. (1): model (3) least, (4) more, (5) most, as the closed form's P_r does",
-       paper_value="qualitative (picture)",
-       ours="|end| / max of the curves: " + ", ".join(f"{k}: {v:.2f}" for k, v in end_ratio.items()),
-       passed=ordered and end_ratio["V = I, no MLP"] <= end_ratio["uniform attention, fixed E"]
-       and end_ratio["one attention layer"] <= end_ratio["V = I, no MLP"], partly=ordered)
+record(checks.figure_7(abl_result, figures.KMEANS_CLUSTERS))
 
 # %% [markdown]
 # Here we do not see the paper's order: the curves of the model nearest to Eq. (1), one layer of
@@ -471,20 +329,12 @@ gd_result = results["gd_eq1"]
 gd = pd.DataFrame(gd_result.points[0]["result"]["members"])
 gd["max |c_r|"] = gd["c"].map(lambda c: float(np.abs(c).max()))
 display(table(gd[["seed", "loss", "memorized", "deep_acc", "v", "max |c_r|"]], index=False))
-fits = gd[(gd["loss"] < 1e-2) & (gd["memorized"] == 1.0)]
-no_extrapolation = bool(len(fits) >= 4 and (fits["deep_acc"] <= 0.05).all() and (fits["max |c_r|"] > 2).all())
-print(f"{len(fits)} of {len(gd)} starts memorize the word (loss < 0.01); their deep-prefix accuracy "
-      f"{fits['deep_acc'].round(3).tolist()}; the closed form: {closed_acc:.0%}")
+
+# %% tags=["hide-input"]
+gd_check = checks.gd_eq1(gd_result, closed_acc)
 if gd_result.scale != "smoke":
-    assert no_extrapolation
-record(ref="Sec. 4.2 (gradient descent does not find the closed form)", label="dx-gd-eq1", reduced=REDUCED,
-       result=gd_result,
-       statement="trained on one word, gradient descent reaches near-zero loss but not the closed form's extrapolating "
-                 "solution, even within the closed form's own model class",
-       paper_value="loss -> 0 on one word; the solution lacks the closed form's property",
-       ours=f"{len(fits)}/{len(gd)} Adam starts memorize the word (loss < 0.01, regenerated from every prefix); their "
-       f"deep-prefix accuracy is at most {fits['deep_acc'].max():.2f} (closed form {closed_acc:.0%}); |c_r| grows to "
-       f"{fits['max |c_r|'].min():.1f}-{fits['max |c_r|'].max():.1f} instead of 1/2", passed=no_extrapolation)
+    assert gd_check.passed
+record(gd_check)
 
 # %% [markdown]
 # (dx-trained-summary)=

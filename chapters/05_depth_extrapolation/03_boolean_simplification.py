@@ -58,13 +58,12 @@ import pandas as pd
 from IPython.display import display
 
 from lib import claims, plots, scale
-from lib.papers.richard2024 import boolean, readings, sweeps
+from lib.papers.richard2024 import analysis, boolean, checks, figures, sweeps
 from lib.plots import table
 from lib.tasks import boolean_expressions as bx
 
 plots.use_style()
 record = claims.Recorder(paper="richard2024", chapter="chapters/05_depth_extrapolation/03_boolean_simplification")
-REDUCED = "1 clause instead of 5, d = 64, L = 2, h = 4 instead of d = 1024, L = h = 8, 800 steps (a CPU budget)"
 
 # %% [markdown]
 # (dx-boolean-task)=
@@ -85,31 +84,16 @@ REDUCED = "1 clause instead of 5, d = 64, L = 2, h = 4 instead of d = 1024, L = 
 # prompt as printed has 29 opening and 28 closing parentheses, and does not parse.
 
 # %%
-example = ("((((p3 & p3) & (true | ¬p2)) & (¬p2 & p0))) | (((¬p3 & p1) & (true & ¬p2))) "
-           "& (((p0 & p2) & ((p3 | true) | (¬p3 | ¬p3))))")
-gpt4_prompt = ("(((¬p2|¬p2)|(false|(false&false))))&(((false&true)|((p3|p3)&(¬p3|¬p2))))&(((p2|¬p2)&"
-               "((¬p0&¬p1)|(p3|¬p2))))|(((¬p0|(p1&¬p3))|(p2&(p2|p3))))&(((¬p1|p1)&(p1|false)))")
-gpt4_answer = "((p3&¬p2)|¬p0|p2)&p1"
-print(f"Sec. 2.1 example (k = 3, q = 3): {bx.simplify(example)}  (the paper: p0 & p3 & ¬p2)")
-print(f"App. 5.1.1 expression: {bx.simplify(gpt4_prompt)}  (the paper's correct solution: p1 | (p3 & ¬p2))")
+example, gpt4_prompt, gpt4_answer = analysis.PAPER_EXAMPLE, analysis.GPT4_PROMPT, analysis.GPT4_ANSWER
+print(f"Sec. 2.1 example (k = 3, q = 3): {bx.simplify(example)}  (the paper: {analysis.PAPER_EXAMPLE_FORM})")
+print(f"App. 5.1.1 expression: {bx.simplify(gpt4_prompt)}  (the paper's correct solution: {analysis.GPT4_CORRECT})")
 print(f"GPT-4's answer {gpt4_answer} equivalent to it: {bx.truth_table(gpt4_answer) == bx.truth_table(gpt4_prompt)}")
+checked = analysis.oracle_sample(scale.pick(smoke=20, default=150, paper=150))  # k = 1 and 5, q = 1, 3 and 6
 
-n_check = scale.pick(smoke=20, default=150, paper=150)
-checked = [bx.random_expression(k, q, np.random.default_rng(1000 * k + q)) for k in (1, 5) for q in (1, 3, 6)
-           for _ in range(n_check // 6)]
-agree = sum(bx.simplify(e) == bx.simplify_sympy(e) for e in checked)
-print(f"the fast oracle equals simplify_logic on the parsed expression for {agree} of {len(checked)} random "
-      f"expressions (k = 1 and 5, q = 1, 3 and 6)")
-examples_ok = bool(bx.simplify(example) == "p0 & p3 & ¬p2" and bx.simplify(gpt4_prompt) == "p1 | (p3 & ¬p2)"
-                   and bx.truth_table(gpt4_answer) != bx.truth_table(gpt4_prompt) and agree == len(checked))
-assert examples_ok
-record(ref="Sec. 2.1 and App. 5.1 (the data)", label="dx-boolean-task",
-       statement="Algorithm 1 and sympy's simplify_logic give the paper's worked examples: the k = 3, q = 3 example "
-                 "simplifies to p0 & p3 & ¬p2, the GPT-4 example (as GPT-4 restates it) to p1 | (p3 & ¬p2), and "
-                 "GPT-4's answer is wrong",
-       paper_value="p0 & p3 & ¬p2; correct solution p1 | (p3 & ¬p2); GPT-4 answered ((p3&¬p2)|¬p0|p2)&p1",
-       ours=f"{bx.simplify(example)}; {bx.simplify(gpt4_prompt)}; GPT-4's answer not equivalent; fast oracle = "
-       f"simplify_logic on {agree}/{len(checked)} random expressions", passed=examples_ok)
+# %% tags=["hide-input"]
+data_check = checks.boolean_data(checked)
+assert data_check.passed
+record(data_check)
 
 # %% [markdown]
 # The paper's App. 5.1.1 also asks GPT-4 to simplify such expressions (right 9 times in 10 with
@@ -124,17 +108,7 @@ record(ref="Sec. 2.1 and App. 5.1 (the data)", label="dx-boolean-task",
 # each depth, for the paper's 5 clauses and for our 1.
 
 # %%
-n_stats = scale.pick(smoke=60, default=400, paper=400)
-rows = []
-for k in (5, 1):
-    for q in range(1, 7):
-        pairs = bx.sample(k, q, n_stats, seed=q)
-        lhs = np.array([len(bx.tokenize(a)) for a, _ in pairs])
-        rhs = np.array([len(bx.tokenize(b)) for _, b in pairs])
-        rows.append({"clauses k": k, "depth q": q, "LHS tokens (mean)": lhs.mean(), "LHS tokens (max)": lhs.max(),
-                     "RHS tokens (mean)": rhs.mean(), "distinct RHS": len({b for _, b in pairs}),
-                     "RHS true or false": np.mean([b in ("true", "false") for _, b in pairs])})
-stats = pd.DataFrame(rows)
+stats = analysis.boolean_stats(scale.pick(smoke=60, default=400, paper=400))
 display(table(stats, index=False))
 longest = int(stats[(stats["clauses k"] == 5)]["LHS tokens (max)"].max())
 print(f"the longest 5-clause expression of depth <= 6 here has {longest} tokens (the paper's context: 1024)")
@@ -165,6 +139,8 @@ data = boolean.make_data(k=cfg["k"], train_depths=cfg["train_depths"], test_dept
                          n_train=cfg["n_train"], n_test=cfg["n_test"], n_held_out=cfg["n_held_out"],
                          pool_per_depth=cfg["pool_per_depth"])  # the sweep's own data (same seeds)
 held = data["held_out"]
+
+# %% tags=["hide-input"]
 pool = [rhs for q in cfg["test_depths"] for _, rhs in bx.sample(cfg["k"], q, 2000, seed=7)]
 share = np.mean([f in held for f in pool])
 tokens = lambda forms: np.mean([len(bx.tokenize(f)) for f in forms])
@@ -200,55 +176,20 @@ print(f"{cfg['steps']} steps of {cfg['batch_size']} windows pass over each depth
 # The grey line is what always answering `true` scores (about a fifth of the answers are
 # `true`): a model must beat it to have simplified anything.
 
-# %%
-fig1 = readings.frame(bool_result).set_index("train_depth")
+# %% tags=["hide-input"]
+fig1 = checks.figure_1_frame(bool_result)
 depths = cfg["test_depths"]
 columns = [f"{where}_{q}" for q in depths for where in ("in", "out")]
 shown = fig1[columns + [f"true_in_{q}" for q in depths] + ["final_loss"]]
 display(table(shown.rename(columns=lambda c: c.replace("_", " at depth ").replace("true in", "'true' in"))))
-
-fig, axes = plt.subplots(1, len(depths), figsize=(9, 3.4), sharey=True)
-floor = 0.5 / cfg["n_test"]  # zero drawn at half a test item, so the log axis can show it
-for ax, q in zip(np.atleast_1d(axes), depths):
-    for where, colour, label in (("in", "tab:red", "in sample"), ("out", "tab:blue", "out of sample")):
-        ax.plot(fig1.index, np.maximum(fig1[f"{where}_{q}"], floor), "o-", color=colour, label=label)
-    ax.plot(fig1.index, fig1[f"true_in_{q}"], ":", color="0.5", label="always 'true' (in sample)")
-    ax.set(yscale="log", xlabel="training depth q", title=f"test expressions of depth {q}",
-           xticks=list(fig1.index))
-np.atleast_1d(axes)[0].set_ylabel(f"accuracy (0 drawn at {floor:.3f})")
-plots.legend_outside(np.atleast_1d(axes)[-1])
-plots.stamp(fig, bool_result.label())
+figures.boolean_accuracy(fig1, bool_result)
 plt.show()
 
-# %%
-lo, hi = min(depths), max(depths)
-gap = fig1[f"in_{lo}"] - fig1[f"out_{lo}"]
-in_beats_out = bool((fig1[[f"in_{q}" for q in depths]].values >= fig1[[f"out_{q}" for q in depths]].values).all()
-                    and gap.max() >= 0.2)
-best_depth = int(fig1[f"in_{lo}"].idxmax())
-best_out_depth = int(fig1[f"out_{lo}"].idxmax()) if fig1[f"out_{lo}"].max() > 0 else None
-best_at_match = best_depth == lo and best_out_depth == lo  # "both in and out-of sample"
-deep_rises = bool(np.corrcoef(fig1.index, fig1[f"in_{hi}"])[0, 1] > 0.5) if fig1[f"in_{hi}"].std() > 0 else False
-deeper_worse = bool(fig1[f"in_{hi}"].max() < fig1[f"in_{lo}"].max() and fig1[f"out_{hi}"].max() <= 0.05)
-beats_constant = bool(fig1.loc[best_depth, f"in_{lo}"] > fig1.loc[best_depth, f"true_in_{lo}"])
-print(f"in >= out everywhere and by >= 0.2 somewhere: {in_beats_out} (largest gap {gap.max():.2f}); best "
-      f"in-sample accuracy on depth-{lo} tests after training at depth {best_depth}, out of sample at depth "
-      f"{best_out_depth}; depth-{hi} tests worse (out of sample <= 5%): {deeper_worse}; in sample on depth-{hi} "
-      f"tests rises with training depth: {deep_rises}; beats always-'true': {beats_constant}")
+# %% tags=["hide-input"]
+figure1 = checks.figure_1(bool_result)
 if bool_result.scale != "smoke":  # smoke models train for seconds: their numbers are no evidence
-    assert in_beats_out and best_at_match and deeper_worse and deep_rises and beats_constant
-at = fig1.loc[lo] if lo in fig1.index else fig1.iloc[0]
-record(ref="Figure 1", label="dx-figure-1", reduced=REDUCED, result=bool_result,
-       statement=f"in-sample accuracy is far above out-of-sample; depth-{lo} tests are best, in and out of sample, "
-                 f"after training at depth {lo}; depth-{hi} tests are worse, out of sample near 0, in sample rising "
-                 f"with the training depth",
-       paper_value="train q = 3, test q = 3: 68% in sample, 9% out; test q = 6: out of sample about 1%",
-       ours=f"train q = {lo}, test q = {lo}: {at[f'in_{lo}']:.0%} in sample, {at[f'out_{lo}']:.0%} out "
-       f"('true' {at[f'true_in_{lo}']:.0%}); test q = {hi}: best in sample {fig1[f'in_{hi}'].max():.0%}, out of "
-       f"sample at most {fig1[f'out_{hi}'].max():.0%}; best depth-{lo} accuracy after training at depth "
-       f"{best_depth} (in sample) and {best_out_depth} (out of sample)",
-       passed=in_beats_out and best_at_match and deeper_worse and deep_rises and beats_constant,
-       partly=in_beats_out and deeper_worse)
+    assert figure1.passed
+record(figure1)
 
 # %% [markdown]
 # (dx-part-summary)=
