@@ -149,9 +149,9 @@ def code_module(fn: Callable) -> str | None:
 #: part that function reaches (:func:`entry_selection`)
 HASH_VERSION = 3
 
-# names whose use lets code reach a module-level name without naming it: a module using one is
-# hashed whole
-_DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "__import__", "getattr", "importlib", "sys"}
+# names whose use lets code reach a module-level name without naming it (its own namespace, or
+# the module object through sys.modules or an import by name): a selection using one counts whole
+_DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "__import__", "importlib", "sys"}
 
 
 def _bound_names(node: ast.stmt) -> list[str]:
@@ -178,8 +178,6 @@ def entry_selection(path: Path, roots: Sequence[str]) -> tuple[str, list[ast.stm
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    if any(isinstance(n, ast.Name) and n.id in _DYNAMIC for n in ast.walk(tree)):
-        return None
     body = [n for n in tree.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
     by_name: dict[str, list[ast.stmt]] = {}
     always = []
@@ -203,6 +201,14 @@ def entry_selection(path: Path, roots: Sequence[str]) -> tuple[str, list[ast.stm
             if isinstance(ref, ast.Name):
                 stack.extend(n for n in by_name.get(ref.id, []) if id(n) not in chosen)
     kept = [n for n in body if id(n) in chosen]
+    own = path.stem if path.name != "__init__.py" else path.parent.name
+    for node in (n for k in kept for n in ast.walk(k)):
+        if isinstance(node, ast.Name) and node.id in _DYNAMIC:
+            return None
+        module = (getattr(node, "module", None) or "").rpartition(".")[2]
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and (module == own or any(
+                a.name.rpartition(".")[2] == own for a in node.names)):
+            return None  # the module imports itself: its names are reachable as attributes
     return "\n".join(ast.get_source_segment(text, n, padded=False) or "" for n in kept), kept
 
 
