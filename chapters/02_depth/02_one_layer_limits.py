@@ -43,20 +43,16 @@ device = lib.setup_notebook(seed=0)
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
 import torch
 
 from lib import claims, plots, scale
 from lib.models import build_model
-from lib.papers.chen2024 import sweeps
+from lib.papers.chen2024 import checks, limits as limits_lib, sweeps
 from lib.papers.chen2024.constructions import paper_config
-from lib.papers.chen2024.dependence import (dependence_residual, is_dependent, softmax_normalizers, strict_accuracy,
-                                            template_weights,
-                                           strict_correct)
+from lib.papers.chen2024.dependence import dependence_residual, is_dependent
 from lib.papers.chen2024.examples import reasoning_toy, template_toy
 from lib.tasks import TemplateMatching
-from lib.train import TrainConfig, train
+from lib.train import TrainConfig
 
 plots.use_style()
 record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/02_one_layer_limits")
@@ -99,37 +95,17 @@ assert is_dependent(toy.x, lam)
 # leaves open.
 
 # %%
-tm_task, tm_toy, tm_lam = template_toy()
-rows = []
-for heads in (1, 2, 4, 16):
-    for attention in ("relu", "softmax"):
-        worst_qa = worst_tm = worst_z = 0.0
-        for seed in range(5):
-            m_qa = build_model(paper_config(qa_task, 1, heads, attention=attention).replace(init_std=0.5), seed=seed,
-                               dtype=torch.float64)
-            m_tm = build_model(paper_config(tm_task, 1, heads, attention=attention).replace(init_std=0.5), seed=seed,
-                               dtype=torch.float64)
-            worst_qa = max(worst_qa, dependence_residual(m_qa, toy, lam))
-            worst_tm = max(worst_tm, dependence_residual(m_tm, tm_toy, tm_lam))
-            if attention == "softmax" and heads == 1:
-                worst_z = max(worst_z, dependence_residual(m_qa, toy, lam, softmax_normalizers(m_qa, toy.x)))
-        rows.append({"attention": attention, "heads": heads, "reasoning toy": worst_qa, "template toy": worst_tm,
-                     "reasoning toy, Z-weighted": worst_z if attention == "softmax" and heads == 1 else np.nan})
-identity = pd.DataFrame(rows)
-identity.style.format("{:.1e}", subset=["reasoning toy", "template toy", "reasoning toy, Z-weighted"], na_rep="–")
+model = build_model(paper_config(qa_task, 1, 4).replace(init_std=0.5), seed=0, dtype=torch.float64)  # 4 ReLU heads
+print(f"one random 4-head ReLU layer: relative residual {dependence_residual(model, toy, lam):.1e}")
 
-# %%
-relu_max = identity[identity.attention == "relu"][["reasoning toy", "template toy"]].to_numpy().max()
-soft1 = identity[(identity.attention == "softmax") & (identity.heads == 1)].iloc[0]
-soft_multi = identity[(identity.attention == "softmax") & (identity.heads > 1)]["reasoning toy"].min()
-print(f"ReLU, 1-16 heads: {relu_max:.1e};  softmax 1 head: {soft1['reasoning toy']:.1e} unweighted, "
-      f"{soft1['reasoning toy, Z-weighted']:.1e} weighted;  softmax 2-16 heads: >= {soft_multi:.1e}")
-identity_ok = relu_max < 1e-12 and soft1["reasoning toy, Z-weighted"] < 1e-12 and soft1["reasoning toy"] > 1e-6
-assert identity_ok
-record(ref="Props. 7-10", label="depth-dependence",
-       statement="dependent inputs give linearly dependent one-layer outputs (ReLU any heads; softmax 1 head, Z-weighted)",
-       paper_value="exactly 0", ours=f"{claims.below(max(relu_max, soft1['reasoning toy, Z-weighted']))} (float64); "
-       f"multi-head softmax: {soft_multi:.0e} (open in the paper)", passed=identity_ok)
+# %% tags=["hide-input"]
+tm_task, tm_toy, tm_lam = template_toy()
+identity = limits_lib.identity_residuals(qa_task, toy, lam, tm_task, tm_toy, tm_lam)
+display(identity.style.format("{:.1e}", subset=["reasoning toy", "template toy", "reasoning toy, Z-weighted"],
+                              na_rep="–"))
+identity_check = checks.limits.propositions_7_10(identity)
+assert identity_check.passed
+record(identity_check)
 
 # %% [markdown]
 # (depth-lemmas-5-7)=
@@ -143,25 +119,14 @@ record(ref="Props. 7-10", label="depth-dependence",
 
 # %%
 lemma_task = TemplateMatching(n_words=4, length=3)
-lemma_all = lemma_task.enumerate()
-worst_lemma7, pairs_dependent = 0.0, []
-for first in range(lemma_task.n_classes):
-    for second in range(first + 1, lemma_task.n_classes):
-        pair, weights = template_weights(lemma_all, first, second, len(lemma_task.vocab))  # Lemma 5 checked inside
-        pairs_dependent.append(is_dependent(pair.x, weights))  # Lemma 6
-        for heads in (1, 4, 16):
-            model = build_model(paper_config(lemma_task, 1, heads).replace(init_std=0.5), seed=heads,
-                                dtype=torch.float64)
-            worst_lemma7 = max(worst_lemma7, dependence_residual(model, pair, weights))  # Lemma 7
-lemmas_ok = all(pairs_dependent) and worst_lemma7 < 1e-10
+pairs_dependent, worst_lemma7 = limits_lib.template_pairs(lemma_task)  # Lemma 5 is checked inside
 print(f"{len(pairs_dependent)} template pairs, all dependent: {all(pairs_dependent)}; "
       f"largest relative weighted sum of one-layer outputs: {worst_lemma7:.1e}")
-assert lemmas_ok
-record(ref="Lemmas 5-7", label="depth-lemmas-5-7",
-       statement="within a template every word is equally frequent at every position; any two templates' "
-                 "sequences are dependent; one layer gives equal weighted output sums over them",
-       paper_value="exact (proof)", ours=f"all {len(pairs_dependent)} pairs of length-3 templates over 4 words: "
-       f"dependent; weighted sums equal to {claims.below(worst_lemma7)} (1-16 heads, float64)", passed=lemmas_ok)
+
+# %% tags=["hide-input"]
+lemmas_check = checks.limits.lemmas_5_7(lemma_task, pairs_dependent, worst_lemma7)
+assert lemmas_check.passed
+record(lemmas_check)
 
 # %% [markdown]
 # (depth-thm2)=
@@ -191,32 +156,15 @@ record(ref="Lemmas 5-7", label="depth-lemmas-5-7",
 # %%
 fit = TrainConfig(steps=scale.pick(smoke=300, default=1500, paper=3000), lr=1e-2, batch_size=None, eval_every=100)
 seeds = list(range(scale.pick(smoke=2, default=4, paper=8)))
-subsets = [[j for j in range(4) if j != i] for i in range(4)]
-fits, misses = {}, {}
-for label, (layers, heads, attention) in {"ReLU, 1 layer, 1 head": (1, 1, "relu"),
-                                          "ReLU, 1 layer, 4 heads": (1, 4, "relu"),
-                                          "ReLU, 1 layer, 16 heads": (1, 16, "relu"),
-                                          "softmax, 1 layer, 1 head": (1, 1, "softmax"),
-                                          "ReLU, 2 layers, 1 head": (2, 1, "relu")}.items():
-    config = paper_config(qa_task, layers, heads, attention=attention).replace(init_std=0.3)
-    members = [(subset, seed) for subset in [list(range(4))] + subsets for seed in seeds]
-    run = train(config, [seed for _, seed in members], fit, [toy[subset + subset[:4 - len(subset)]]
-                                                            for subset, _ in members],
-                dtype=torch.float64, progress=False)
-    strict = [strict_accuracy(run.model(k), toy) for k in range(len(members))]
-    fits[label] = strict
-    best = int(np.argmax(strict))
-    right = strict_correct(run.model(best), toy)
-    misses[label] = [qa_task.render(toy[i])[0] for i in range(4) if not right[i]]
+fits, misses = limits_lib.fit_theorem_2(qa_task, toy, fit, seeds)  # each model on all 4 and on each 3
+for label, strict in fits.items():
     print(f"{label:26s} best strict accuracy {max(strict):.2f} (trained on all 4: {max(strict[:len(seeds)]):.2f}); "
           f"best model misses {misses[label] or 'nothing'}")
-one_layer_best = max(max(v) for k, v in fits.items() if "1 layer" in k)
-two_layer_best = max(fits["ReLU, 2 layers, 1 head"])
-assert one_layer_best <= 0.75 and two_layer_best == 1.0
-record(ref="Theorem 2", label="depth-thm2",
-       statement="no 1-layer transformer (any heads) solves in-context QA: <= 3/4 on the 4 dependent sequences",
-       paper_value="<= 3/4 for 1 layer", ours=f"best 1-layer {one_layer_best:.2f} ({len(seeds) * 5} trainings x 4 "
-       f"models); 2 layers {two_layer_best:.2f}", passed=one_layer_best <= 0.75 and two_layer_best == 1.0)
+
+# %% tags=["hide-input"]
+theorem_2_check = checks.limits.theorem_2(fits, seeds)
+assert theorem_2_check.passed
+record(theorem_2_check)
 
 # %% [markdown]
 # (depth-thm4)=
@@ -237,20 +185,14 @@ record(ref="Theorem 2", label="depth-thm2",
 # nine sequences:
 
 # %%
-tm_fit = {}
-for label, (layers, heads) in {"1 layer, 1 head": (1, 1), "1 layer, 16 heads": (1, 16),
-                               "2 layers, 1 head": (2, 1)}.items():
-    config = paper_config(tm_task, layers, heads).replace(init_std=0.3)
-    run = train(config, seeds, fit, tm_toy, {"train": tm_toy}, dtype=torch.float64, progress=False)
-    tm_fit[label] = [strict_accuracy(run.model(k), tm_toy) for k in range(len(seeds))]
-    print(f"{label:18s} strict accuracy per seed: {plots.readable(tm_fit[label])}")
-tm_one = max(max(tm_fit["1 layer, 1 head"]), max(tm_fit["1 layer, 16 heads"]))
-tm_two = max(tm_fit["2 layers, 1 head"])
-assert tm_one <= 8 / 9 and tm_two == 1.0
-record(ref="Theorem 4", label="depth-thm4",
-       statement="no 1-layer transformer classifies every sequence of two templates with different labels",
-       paper_value="< 100% (at least one of 9 wrong)", ours=f"best 1-layer {tm_one:.3f}; 2 layers {tm_two:.2f}",
-       passed=tm_one < 1.0 and tm_two == 1.0)
+tm_fit = limits_lib.fit_theorem_4(tm_task, tm_toy, fit, seeds)
+for label, strict in tm_fit.items():
+    print(f"{label:18s} strict accuracy per seed: {plots.readable(strict)}")
+
+# %% tags=["hide-input"]
+theorem_4_check = checks.limits.theorem_4(tm_fit)
+assert theorem_4_check.passed
+record(theorem_4_check)
 
 # %% [markdown]
 # (depth-limits-training)=
@@ -262,7 +204,7 @@ record(ref="Theorem 4", label="depth-thm4",
 # one-layer model can at best pick one of the $k$ answers in its context (accuracy $1/k$) on
 # in-context QA and stays at chance ($1/|T|$) on template matching.
 
-# %%
+# %% tags=["hide-input"]
 limits = sweeps.result("one_layer_limits", device=device)
 frame = limits.frame()
 frame["model"] = frame.apply(lambda r: f"{r.layers} layer{'s' if r.layers > 1 else ''}, {r.heads} head"
@@ -280,18 +222,7 @@ for ax, (task, chance, title) in zip(axes, [("reasoning", 1 / 3, "in-context QA 
 plots.stamp(fig, limits.label())
 plt.show()
 
-# %%
-one = frame[frame.layers == 1]
-two = frame[frame.layers == 2]
-worst_qa = one[one.task == "reasoning"].mean_acc.max()
-worst_tm = one[one.task == "generalization"].mean_acc.max()
-print(f"best one-layer mean accuracy: QA {worst_qa:.3f} (1/k = 0.333), TM {worst_tm:.3f} (1/15 = 0.067); "
-      f"two layers: {plots.readable(two.mean_acc)}")
-limits_ok = worst_qa < 1 / 3 + 0.05 and worst_tm < 1 / 15 + 0.05 and two.mean_acc.min() >= 0.99
-assert limits_ok
-record(ref="Sec. 6.1 (1 layer at chance)", label="depth-limits-training",
-       statement="1-layer models stay at chance on reasoning and generalization while 2 layers succeed",
-       paper_value="1 layer ~ random guess; 2 layers ~ 100%",
-       ours=f"1 layer (1-16 heads, +64 width) <= {worst_qa:.2f} QA, <= {worst_tm:.2f} TM; 2 layers "
-            f">= {two.mean_acc.min():.2f}", passed=limits_ok, result=limits,
-       reduced="reduced sizes (k=3, l=4) and the training chapter's recipes")
+# %% tags=["hide-input"]
+limits_check = checks.limits.section_6_1(limits)
+assert limits_check.passed
+record(limits_check)
