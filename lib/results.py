@@ -664,6 +664,94 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
 
 # ----------------------------------------------------------------------------- named sweeps
 @dataclass(frozen=True)
+class Tolerance:
+    """What another machine reproduces of a sweep's stored numbers (issue 30).
+
+    Float32 training is not bit-reproducible across processors: another CPU's kernels round
+    differently and training amplifies the difference, so a sweep of trained models declares how
+    far a rerun elsewhere may land from the stored numbers: every float metric named in
+    ``metrics`` (all floats if empty; an integer only if named) within ``abs + rel * |stored|``.
+    Everything else (the grid, integer counts, the shapes) must match exactly, as must every
+    number of a sweep without a tolerance (constructions, exact counts). ``why`` says what the
+    bound rests on (a measurement, with where it was made)."""
+
+    abs: float = 0.0
+    rel: float = 0.0
+    metrics: tuple[str, ...] = ()
+    why: str = ""
+
+    def __post_init__(self):
+        if not (self.abs >= 0 and self.rel >= 0) or not math.isfinite(self.abs + self.rel):
+            raise ValueError(f"Tolerance: abs and rel must be finite and >= 0, got {self.abs}, {self.rel}")
+        if not self.why.strip():
+            raise ValueError("Tolerance: say what the bound rests on (why=...)")
+
+    def applies(self, key: str, stored, new) -> bool:
+        if isinstance(stored, bool) or isinstance(new, bool):
+            return False
+        if isinstance(stored, float) or isinstance(new, float):
+            return not self.metrics or key in self.metrics
+        return isinstance(stored, int) and isinstance(new, int) and key in self.metrics
+
+    def __str__(self) -> str:
+        bound = " + ".join(x for x in (f"{self.abs:g}" if self.abs else "", f"{self.rel:g}|x|" if self.rel else "") if x)
+        return f"|Δ| <= {bound or 0} on {', '.join(self.metrics) or 'every float'}"
+
+
+@dataclass
+class Comparison:
+    """How a rerun compares with stored numbers: ``identical``, ``within tolerance`` or
+    ``differs``; ``where`` the first place it differs beyond the tolerance (or at all, if
+    identical is required), ``worst`` the largest tolerated difference and where it is."""
+
+    outcome: str = "identical"
+    where: str = ""
+    worst: tuple[float, str] = (0.0, "")
+
+
+def compare(stored, new, prefix: bool = False, tolerance: Tolerance | None = None) -> Comparison:
+    """Compare ``new`` with ``stored`` the way :func:`verify` does (see :func:`_same`), with
+    ``tolerance`` applied to the metrics it names."""
+    out = Comparison()
+
+    def walk(a, b, path, key):
+        if out.outcome == "differs":
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(k for k in set(a) | set(b) if "wall_s" not in k):
+                if k not in a or k not in b:
+                    out.outcome, out.where = "differs", f"{path}/{k}: only in {'the stored' if k in a else 'the new'} result"
+                    return
+                walk(a[k], b[k], f"{path}/{k}", k)
+            return
+        if isinstance(a, list) and isinstance(b, list):
+            innermost = all(not isinstance(v, (list, dict)) for v in a + b)
+            if len(a) != len(b) and not (prefix and innermost and 0 < len(b) < len(a)):
+                out.outcome, out.where = "differs", f"{path}: {len(b)} entries, stored {len(a)}"
+                return
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, f"{path}[{i}]", key)
+            return
+        if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+            out.outcome, out.where = "differs", f"{path}: stored {a!r}, now {b!r}"
+            return
+        if _same(a, b, prefix, path) is None:
+            return
+        if tolerance is not None and tolerance.applies(key, a, b) and a is not None and b is not None \
+                and math.isfinite(a) and math.isfinite(b):
+            gap = abs(a - b)
+            if gap <= tolerance.abs + tolerance.rel * abs(a):
+                out.outcome = "within tolerance"
+                if gap > out.worst[0]:
+                    out.worst = (gap, f"{path}: stored {a!r}, now {b!r}")
+                return
+        out.outcome, out.where = "differs", f"{path}: stored {a!r}, now {b!r}"
+
+    walk(stored, new, "", "")
+    return out
+
+
+@dataclass(frozen=True)
 class Sweep:
     """One named experiment of a paper, defined at every scale, runnable from the command line.
 
@@ -688,6 +776,8 @@ class Sweep:
     about: str = ""
     # metrics may hold NaN or infinity (stored as null); say why where it is set
     nonfinite: bool = False
+    # what a rerun on another machine reproduces (None: every number exactly)
+    tolerance: Tolerance | None = None
 
     @property
     def name(self) -> str:
@@ -823,13 +913,14 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
     """Re-run a cheap part of a stored result with the current code: the group of grid points
     that took least time (one such group for every value of the sweep's ``verify_by``
     coordinates), only its first ``verify_steps`` steps if the sweep is truncatable. If every
-    number comes out identical, record in the file that the result was verified under the current
-    code (its files and hash), which makes it fresh; otherwise change nothing.
+    number comes out identical, or within the sweep's declared :class:`Tolerance`, record in the
+    file that the result was verified under the current code (its files and hash, the outcome and
+    the largest tolerated difference), which makes it fresh; if it differs, change nothing.
 
     Float32 training is not bit-reproducible across processors (another CPU's kernels round
-    differently, and the differences grow over training), so a result computed on another machine
-    fails this even when the code has not changed; :func:`verify_against` checks a code change on
-    this machine instead."""
+    differently, and the differences grow over training): a sweep that declares no tolerance
+    fails this on another machine even when the code has not changed; :func:`verify_against`
+    checks a code change on this machine, bit for bit, instead."""
     if not result.complete:
         return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
     try:
@@ -839,18 +930,27 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
     groups, stop_after = _cheap_part(result, sweep)
     how = f"first {stop_after} steps" if stop_after else "in full"
     start = time.perf_counter()
+    outcome, worst = "identical", (0.0, "")
     for group, values in zip(groups, _rerun(result, sweep, groups, stop_after, device, progress)):
         for point, new_value in zip(group, values):
-            where = _same(result.get_exact(point), new_value, stop_after is not None)
-            if where:
-                return False, f"{result.name}: {point} differs at {where}"
+            got = compare(result.get_exact(point), new_value, stop_after is not None, sweep.tolerance)
+            if got.outcome == "differs":
+                bound = f" (beyond its tolerance, {sweep.tolerance})" if sweep.tolerance else \
+                    " (the sweep declares no tolerance: every number must match)"
+                return False, f"{result.name}: differs: {point} at {got.where}{bound}"
+            if got.outcome == "within tolerance":
+                outcome = got.outcome
+                worst = max(worst, got.worst)
     wall = time.perf_counter() - start
     points = [p for group in groups for p in group]
     checked = f"{len(points)} point(s) {points}, {how}"
-    record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "wall_s": wall}
+    detail = "" if outcome == "identical" else f", largest difference {worst[0]:.4g} at {worst[1]}; {sweep.tolerance}"
+    record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "outcome": outcome,
+              "wall_s": wall, **({"largest_difference": worst[0]} if worst[1] else {})}
     result.provenance.setdefault("verified", []).append(record)
     save(result)
-    return True, f"{result.name}: identical ({checked}, {wall:.0f}s); now verified under lib {record['lib_hash']}"
+    return True, (f"{result.name}: {outcome} ({checked}{detail}, {wall:.0f}s); now verified under lib "
+                  f"{record['lib_hash']}")
 
 
 _OLD_CODE_SCRIPT = """

@@ -394,3 +394,48 @@ def test_a_result_hashes_only_the_part_of_its_entry_module_that_its_run_function
     assert not fresh()
     sweeps.write_text(base.replace("def run(", "def run_renamed("))
     assert not fresh()  # the function that computed it is gone
+
+
+def test_verify_says_identical_within_tolerance_or_differs_by_the_sweeps_declared_tolerance(store, monkeypatch):
+    """Issue 30, item 4: a float32 result perturbed within its sweep's tolerance (as another CPU's
+    rounding would) still verifies, and says so; beyond it, or in an integer count, it differs."""
+    import dataclasses
+
+    def define(scale):
+        return {"seeds": [0, 1]}, [{"T": 10}, {"T": 20}]
+
+    def run(config, points, *, scale, device=None, stop_after=None):
+        return [{"acc": [0.5 + p["T"] / 100, 0.25], "memorized": [p["T"], p["T"] - 1]} for p in points]
+
+    tolerant = results.Sweep("chen2024", "toy_tolerance", define, run,
+                             tolerance=results.Tolerance(abs=0.02, metrics=("acc",), why="measured in a test"))
+    sweeps = {"toy_tolerance": tolerant}
+    monkeypatch.setattr(results, "find_sweep", lambda name: sweeps[name.split("_", 1)[1]])
+    stored = tolerant.result("default", progress=False)
+    ok, message = results.verify(results.load(stored.name, "default"), progress=False)
+    assert ok and ": identical (" in message
+
+    def perturb(result, key, index, delta):
+        for point in result.points:  # every point: verify re-runs the cheapest one
+            point["result"][key][index] += delta
+        results.save(result)
+        return results.load(result.name, "default")
+
+    near = perturb(results.load(stored.name, "default"), "acc", 0, 0.015)  # 3 of 200 examples
+    ok, message = results.verify(near, progress=False)
+    assert ok and "within tolerance" in message and "largest difference 0.015" in message
+    assert near.code["outcome"] == "within tolerance" and not near.is_stale()
+    far = perturb(results.load(stored.name, "default"), "acc", 0, 0.03)  # now 0.045 from the rerun
+    ok, message = results.verify(far, progress=False)
+    assert not ok and "differs" in message and "beyond its tolerance" in message
+    count = perturb(perturb(far, "acc", 0, -0.045), "memorized", 1, 1)  # an integer count is exact
+    ok, message = results.verify(count, progress=False)
+    assert not ok and "/memorized[1]" in message
+    exact = dataclasses.replace(tolerant, tolerance=None)
+    sweeps["toy_tolerance"] = exact
+    ok, message = results.verify(near, progress=False)
+    assert not ok and "declares no tolerance" in message
+    assert results.compare({"acc": [0.5]}, {"acc": [0.51]}, tolerance=tolerant.tolerance).outcome == "within tolerance"
+    assert results.compare({"acc": [0.5]}, {"acc": 0.5}).outcome == "differs"
+    with pytest.raises(ValueError, match="rests on"):
+        results.Tolerance(abs=0.01)
