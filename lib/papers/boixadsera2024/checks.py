@@ -344,12 +344,6 @@ def figure_23(pres):
 
 
 # ============================================================================= chapter 1
-def _bound(x: float) -> str:
-    """A rounding-noise number by the power of ten above it (``claims.below``), "= 0" if it is 0."""
-    text = claims.below(x)
-    return "= 0" if text == "0" else text
-
-
 def theorem_i2_lemma_i7(rows, coupling, seeds):
     """Theorem I.2 and Lemma I.7 (``analysis.mlp_study``): in every seed at every n the weights
     reading unseen tokens are bit-identical to their initial values; every train MSE is below 0.05
@@ -377,7 +371,9 @@ def claim_e2_app_h(kc: dict):
     """Claim E.2 and App. H (``analysis.kernel_checks``): β = 0 matches the closed form to 1e-12;
     relabelling tokens changes nothing; the explicit-features Gram matrix has no eigenvalue below
     -1e-10 and is within 3% of the pattern cache; the cosine closed form is within 3e-3 of Monte
-    Carlo (1e-2 for the smoke scale's 1e5 draws); the wide random transformer within 8% of the kernel."""
+    Carlo (1e-2 for the smoke scale's 1e5 draws); the wide random transformer within 8% of the kernel.
+    Rounding-noise and Monte Carlo numbers are reported by these thresholds, so the text is the
+    same on any machine."""
     tolerance = 3e-3 if kc["mc_samples"] >= 10**6 else 1e-2
     passed = (kc["beta0_err"] < 1e-12 and kc["symmetric"] and kc["min_eig"] > -1e-10 and kc["feature_gap"] < 0.03
               and kc["closed_form_err"] < tolerance and kc["wide_gap"] < 0.08)
@@ -387,9 +383,9 @@ def claim_e2_app_h(kc: dict):
         "γ²/k at β = 0, the cosine MLP layer has Claim E.2's closed form, and a wide random depth-1 transformer's "
         "attention outputs have these inner products",
         "derivation (App. H), closed form (Claim E.2)",
-        f"β = 0: |K - closed form| {_bound(kc['beta0_err'])}; {'symmetric' if kc['symmetric'] else 'not symmetric'}; "
-        f"smallest eigenvalue {kc['min_eig']:.2f}; |closed form - Monte Carlo| {_bound(kc['closed_form_err'])} "
-        f"({kc['mc_samples']:.0e} draws); wide random transformer of the stack within {kc['wide_gap']:.0%}",
+        f"β = 0: |K - closed form| < 1e-12; {'symmetric' if kc['symmetric'] else 'not symmetric'}; smallest eigenvalue "
+        f"{kc['min_eig']:.2f}; |closed form - Monte Carlo| < {tolerance:.0e} ({kc['mc_samples']:.0e} draws, whose "
+        f"values depend on the machine's LAPACK); wide random transformer of the stack within {kc['wide_gap']:.0%}",
         passed)
 
 
@@ -406,7 +402,7 @@ def lemmas_4_5_to_4_7(rows, pairs):
         "the transformer kernel's N is nonsingular for every disjoint-template task (S_σ ≠ S_id for all σ ≠ id, Lemma "
         "E.1's determinant identity holds), while the MLP kernel's N has equal entries and is singular",
         "N nonsingular for almost all (β, γ, b₁, b₂) (proof); MLP kernel N singular (Remark I.6)",
-        f"σmin/σmax: transformer {min(trans):.0e}-{max(trans):.0e}, MLP {claims.below(max(r['cond']['MLP'] for r in rows))}, "
+        f"σmin/σmax: transformer {min(trans):.0e}-{max(trans):.0e}, MLP < 1e-10 (rounding noise), "
         f"MLP + XXᵀ ≥ {min(r['cond']['MLP + XXᵀ'] for r in rows):.0e}; min |S_σ - S_id| ≥ "
         f"{min(min(r['z'], default=np.inf) for r in rows):.1f} standard errors over {len(pairs)} (β, γ)",
         ok)
