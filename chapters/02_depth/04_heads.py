@@ -47,9 +47,9 @@ import numpy as np
 import pandas as pd
 
 from lib import claims, plots, scale
-from lib.papers.chen2024 import sweeps, sweeps_paper_sizes
-from lib.papers.chen2024.figures import arch_label, learned_verdict, training_curves
-from lib.papers.chen2024.sweeps import as_curves, curves, final
+from lib.papers.chen2024 import analysis, checks, sweeps, sweeps_paper_sizes
+from lib.papers.chen2024.figures import arch_label, training_curves
+from lib.papers.chen2024.sweeps import as_curves
 
 plots.use_style()
 record = claims.Recorder(paper="chen2024", chapter="chapters/02_depth/04_heads")
@@ -59,58 +59,21 @@ heads = sweeps.result("heads", device=device)
 training_curves(heads, "paper", title="Figures 4-7: heads per layer (in brackets)")
 plt.show()
 
-# %%
-def mean_curve(result, task, arch):
-    return curves(result, task=task, init="paper")[tuple(arch)].speed
+# %% tags=["hide-input"]
+memorization_speed = analysis.memorization_speeds(heads)
+print("memorization, mean accuracy over training (higher = faster):", plots.readable(memorization_speed))
+print("final accuracy, reasoning and generalization:", plots.readable(analysis.qa_tm(heads, analysis.final_mean)))
+print("mean accuracy over training:", plots.readable(analysis.qa_tm(heads, analysis.speed)))
+print("contextual (final, mean over training):", plots.readable(analysis.contextual(heads)))
+adam_speeds = list(memorization_speed.values())
+assert adam_speeds[-1] >= adam_speeds[0]  # Figure 4 under Adam: the most heads memorize at least as fast
 
-
-mem_archs = [a["archs"] for a in heads.grid if a["task"] == "memorization"][0]
-speed = {f"{a[0]} head(s)": mean_curve(heads, "memorization", a) for a in mem_archs}
-print("memorization, mean accuracy over training (higher = faster):", plots.readable(speed))
-fig4_ok = speed[f"{mem_archs[-1][0]} head(s)"] >= speed[f"{mem_archs[0][0]} head(s)"]
-finals = {task: {arch_label(a): final(heads, task, "paper", a).mean() for a in g["archs"]}
-          for g in heads.grid for task in [g["task"]] if task in ("reasoning", "generalization")}
-fig56_final_ok = all(v >= 0.99 for d in finals.values() for v in d.values())
-speeds56 = {task: {arch_label(a): mean_curve(heads, task, a) for a in g["archs"]}
-            for g in heads.grid for task in [g["task"]] if task in ("reasoning", "generalization")}
-spread56 = {task: max(d.values()) - min(d.values()) for task, d in speeds56.items()}
-fig56_speed_ok = all(v <= 0.05 for v in spread56.values())  # "no significant difference" in the curves too
-fig56_ok = fig56_final_ok and fig56_speed_ok
-print("final accuracy, reasoning and generalization:", plots.readable(finals))
-print("mean accuracy over training:", plots.readable(speeds56))
-ictm = {arch_label(a): (final(heads, "contextual", "paper", a).mean(), mean_curve(heads, "contextual", a))
-        for g in heads.grid if g["task"] == "contextual" for a in g["archs"]}
-print("contextual (final, mean over training):", plots.readable(ictm))
-assert fig4_ok and fig56_final_ok
-record(ref="Figures 5-6", label="depth-heads",
-       statement="extra heads make no significant difference for in-context QA and template matching",
-       paper_value="no significant impact",
-       ours="final accuracy: " + ", ".join(f"{t} min {min(d.values()):.2f}" for t, d in finals.items())
-            + "; mean accuracy over training (speed): " + "; ".join(
-                f"{t} " + ", ".join(f"{k.split(' ', 2)[-1]} {v:.2f}" for k, v in d.items()) for t, d in speeds56.items()),
-       passed=fig56_ok, partly=fig56_final_ok, result=heads, reduced="reduced sizes; SGD at one learning rate "
-       "for every head count (with 1/m head averaging more heads take smaller steps)")
-if ictm:
-    # The paper's two readings of Figure 7, checked apart: among three-layer models the one with a
-    # single last-layer head learns fastest (and learns), and a fourth single-head layer is faster
-    # still than the three-layer model with one last head (and learns).
-    three = {k: v for k, v in ictm.items() if k.count(",") == 2}
-    best_three = max(three, key=lambda k: three[k][1])
-    one_head_fastest = best_three.endswith(", 1]") and three[best_three][0] >= 0.95
-    four, base = arch_label((2, 2, 2, 1)), arch_label((2, 2, 1))
-    fourth_faster = four in ictm and base in ictm and ictm[four][1] > ictm[base][1] and ictm[four][0] >= 0.95
-    print(f"fastest three-layer model: {best_three}; " + (f"{four} vs {base}: {ictm[four][1]:.3f} vs "
-          f"{ictm[base][1]:.3f} (mean accuracy over training)" if four in ictm and base in ictm else "no 4-layer run"))
-    record(ref="Figure 7", label="depth-heads",
-           statement="on in-context template matching, one last-layer head learns fastest among 3-layer models, "
-                     "and a 4th single-head layer faster still",
-           paper_value="[.., 1] faster than more heads; 4 layers faster than 3 (k=4, l=5)",
-           ours=f"fastest 3-layer: {best_three} ({'matches' if one_head_fastest else 'not'} the paper); "
-                f"4th layer faster: {'yes' if fourth_faster else 'no'}; " + ", ".join(
-                    f"{k} {v[1]:.2f}" for k, v in ictm.items()) + " (mean accuracy over training)",
-           passed=one_head_fastest and fourth_faster, partly=one_head_fastest or fourth_faster,
-           result=heads, reduced="k=2, l=2 (several k at l=3 in the next section)",
-           substitute="Adam (the paper trains with SGD)")
+# %% tags=["hide-input"]
+fig56_check = checks.heads.figures_5_6(heads)
+assert fig56_check.partly or fig56_check.passed  # every head count learns both tasks
+record(fig56_check)
+if analysis.contextual(heads):  # the smoke grid has no in-context template matching
+    record(checks.heads.figure_7(heads))
 
 # %% [markdown]
 # Figures 5-6 hold for the final accuracy (every head count solves in-context QA and template
@@ -131,10 +94,10 @@ if ictm:
 # learning rates (the paper gives none) and compare each head count at its best rate, as one
 # would tune any architecture.
 
-# %%
+# %% tags=["hide-input"]
 sgd = sweeps.result("figure4_sgd", device=device)
-by_lr = sweeps.speeds_by_lr(sgd)
-lrs = sorted(next(iter(by_lr.values())))
+sgd_speeds = analysis.sgd_speeds(sgd)
+by_lr, lrs = sgd_speeds["by_lr"], sorted(next(iter(sgd_speeds["by_lr"].values())))
 ax = plots.sweep(lrs, {f"{arch[0]} head(s)": np.array([by_lr[arch][lr] for lr in lrs]) for arch in by_lr},
                  xlabel="learning rate (plain SGD)", ylabel="mean accuracy over training",
                  title="Figure 4 with SGD: memorization speed against the learning rate")
@@ -142,22 +105,9 @@ ax.set_xscale("log")
 ax.set_xticks(lrs, [f"{lr:g}" for lr in lrs])
 plots.stamp(ax, sgd.label() + " · band: ±1 sd over seeds")
 plt.show()
-best_lr = {arch: max(v, key=lambda lr: v[lr].mean()) for arch, v in by_lr.items()}
-sgd_speed = {arch: float(by_lr[arch][best_lr[arch]].mean()) for arch in by_lr}
-fewest, most = min(by_lr), max(by_lr)
-at_fewest_best = {f"{a[0]} head(s)": float(by_lr[a][best_lr[fewest]].mean()) for a in by_lr}
-print("best learning rate and speed:", plots.readable({f"{a[0]} head(s)": (best_lr[a], sgd_speed[a]) for a in by_lr}))
-print(f"all at the 1-head model's best rate ({best_lr[fewest]:g}):", plots.readable(at_fewest_best))
-fig4_sgd_ok = sgd_speed[most] >= sgd_speed[fewest]
-record(ref="Figure 4", label="depth-heads",
-       statement="more heads make memorization faster", paper_value="faster with more heads (SGD)",
-       ours="Adam: " + ", ".join(f"{k}: {v:.2f}" for k, v in speed.items()) + "; SGD at each model's best rate: "
-            + ", ".join(f"{a[0]} head(s): {sgd_speed[a]:.2f} (lr {best_lr[a]:g})" for a in by_lr)
-            + f"; SGD at one rate ({best_lr[fewest]:g}): " + ", ".join(f"{k}: {v:.2f}" for k, v in at_fewest_best.items())
-            + " (mean accuracy over training)",
-       passed=fig4_ok and fig4_sgd_ok, partly=fig4_ok or fig4_sgd_ok, result=sgd,
-       reduced="reduced sizes", substitute="SGD compared at each head count's best learning rate of a 7-point grid "
-                                           "(the paper gives none)")
+
+# %% tags=["hide-input"]
+record(checks.heads.figure_4(heads, sgd))
 
 # %% [markdown]
 # (depth-fig7-k)=
@@ -169,7 +119,7 @@ record(ref="Figure 4", label="depth-heads",
 # the last layer and a fourth layer: one head, two heads, and $2l$ heads, the head count of
 # Theorem 6's match layer.
 
-# %%
+# %% tags=["hide-input"]
 l7, words7 = sweeps.figure7_size(scale.current())
 by_k = sweeps.result("figure7_k", device=device)
 fig, axes = plots.panels(len(by_k.points), ncols=min(3, len(by_k.points)), height=2.4, sharey=True)
@@ -185,56 +135,22 @@ plt.show()
 # Per architecture and $k$: the final accuracy (mean over seeds), how many seeds end above 0.95
 # (of three at the default scale), and the mean accuracy over training, our measure of speed.
 
-# %%
-rows7 = []
-for point in by_k.points:
-    for arch, c in as_curves(point["result"]).items():
-        rows7.append({"k": point["point"]["task_args"]["k"], "arch": str(list(arch)), "final": c.final.mean(),
-                      "seeds": len(c.acc), "seeds >= 0.95": int((c.final >= 0.95).sum()),
-                      "mean over training": c.speed})
-table7 = pd.DataFrame(rows7)
+# %% tags=["hide-input"]
+table7 = analysis.figure7_table(by_k)
 speed7 = table7.pivot(index="arch", columns="k", values="mean over training")
 plots.table(pd.concat({"final accuracy": table7.pivot(index="arch", columns="k", values="final"),
                         "seeds >= 0.95": table7.pivot(index="arch", columns="k", values="seeds >= 0.95"),
                         "mean over training": speed7}, axis=1))
 
-# %%
-ks = sorted(set(table7["k"]))
-solved = sorted(set(table7[table7["seeds >= 0.95"] * 2 > table7["seeds"]]["k"]))  # most seeds of some arch
-one, many = "[1, 1, 1]", f"[1, 1, {2 * l7}]"
-print("k solved by some architecture:", solved)
-record(ref="Figure 7 (several k)", label="depth-fig7-k",
-       statement="3 and 4 layers learn in-context template matching for several k",
-       paper_value="yes, k up to 4 (l=5)",
-       ours="; ".join(f"k={k}: " + ", ".join(f"{r.arch} {r.final:.2f}" for r in table7[table7.k == k].itertuples())
-                      for k in ks),
-       passed=solved == ks, partly=bool(solved),
-       result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU", substitute="Adam (the paper trains with SGD)")
-record(ref="Figure 7 (last-layer heads)", label="depth-fig7-k",
-       statement="a single head in the last layer learns faster than several (k=4)",
-       paper_value="[.., 1] fastest at k=4",
-       ours=f"mean accuracy over training at k={ks[-1]}: {one} {speed7.loc[one, ks[-1]]:.2f}, "
-            f"{many} {speed7.loc[many, ks[-1]]:.2f}",
-       passed=bool(speed7.loc[one, ks[-1]] >= speed7.loc[many, ks[-1]]),
-       result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU", substitute="Adam (the paper trains with SGD)")
-pairs = [(f"[1, 1, 1, {h}]", f"[1, 1, {h}]") for h in (1, 2 * l7) if f"[1, 1, 1, {h}]" in speed7.index]
-learns = table7.assign(learns=table7["seeds >= 0.95"] * 2 > table7["seeds"]).pivot(index="arch", columns="k",
-                                                                                     values="learns")
-# A speed comparison says something only where at least one of the two models learns: two models
-# at chance are equally slow (the rule's point 4). Uninformative pairs are left out, and said.
-informative = [(deep, shallow, k) for deep, shallow in pairs for k in ks if learns.loc[deep, k] or learns.loc[shallow, k]]
+# %% tags=["hide-input"]
+record(checks.heads.figure_7_several_k(by_k))
+record(checks.heads.figure_7_last_heads(by_k))
+# a speed comparison says something only where one of the two models learns (the rule's point 4)
+informative = analysis.informative_fourth_layer_pairs(by_k, l7)
 print("fourth layer against three, pairs where one of the two learns:",
       ", ".join(f"{deep} vs {shallow} at k={k}" for deep, shallow, k in informative) or "none")
 if informative:
-    four = all(speed7.loc[deep, k] > speed7.loc[shallow, k] for deep, shallow, k in informative)
-    record(ref="Figure 7 (4 layers)", label="depth-fig7-k",
-           statement="a fourth layer makes in-context template matching learn faster",
-           paper_value="4 single-head layers faster than 3",
-           ours="; ".join(f"{deep} vs {shallow}, k={k}: {speed7.loc[deep, k]:.2f}/{speed7.loc[shallow, k]:.2f}"
-                          for deep, shallow, k in informative) + " (mean accuracy over training; pairs where "
-                                                                  "neither learns left out)",
-           passed=four, result=by_k, reduced=f"l={l7}, {words7} words and answers, CPU",
-           substitute="Adam (the paper trains with SGD)")
+    record(checks.heads.figure_7_four_layers(by_k))
 
 # %% [markdown]
 # What the grid shows at $l = 3$ (numbers in the table above):
@@ -257,6 +173,7 @@ if informative:
 # SGD and an unknown budget, so this is a difference at our setting, not a refutation.
 
 # %%
+ks, one, many = sorted(set(table7["k"])), "[1, 1, 1]", f"[1, 1, {2 * l7}]"
 if by_k.scale == "default":  # the findings above (l = 3); 200 smoke steps are too few to leave 1/k
     for k in ks:
         at_k = table7[table7.k == k].set_index("arch")
@@ -268,7 +185,7 @@ if by_k.scale == "default":  # the findings above (l = 3); 200 smoke steps are t
 # instead of 100, which keeps the width at $d' = 55$), we train only the construction's head
 # count, $[1, 1, 2l] = [1, 1, 10]$, for 20,000 steps.
 
-# %%
+# %% tags=["hide-input"]
 if l7 != 5:  # at the paper scale the grid above already has l = 5
     l5 = sweeps.SWEEPS["figure7_l5"]
     if scale.current() == "smoke":  # too slow for a smoke run (about an hour on a CPU core)
@@ -284,14 +201,7 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
         plots.stamp(ax, lk.label() + " · band: min-max over seeds")
         plt.show()
         print("final accuracy per seed:", acc5[:, -1].round(3))
-        record(ref="Figure 7 (l=5, k=4)", label="depth-fig7-k",
-               statement="3 layers learn in-context template matching at l=5, k=4",
-               paper_value="learned (curves reach 1)",
-               ours=f"[1, 1, 10], final per seed {', '.join(f'{a:.2f}' for a in acc5[:, -1])} after "
-                    f"{run5.steps[-1]} steps (1/k = 0.25)",
-               **learned_verdict(acc5),
-               substitute=f"{words7} words and answers instead of 100, CPU; Adam (the paper trains with SGD)",
-               scale=lk.scale)
+        record(checks.heads.figure_7_l5(lk))
 
 # %% [markdown]
 # At $l = 5$ the model does not get there at our budget: two seeds of three leave $1/k$ but level
@@ -311,7 +221,7 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 # costs five to eight times the 10-word one on a CPU, so the default scale trains one seed (about
 # 100 minutes on two cores); the paper scale trains five seeds for three times as long.
 
-# %%
+# %% tags=["hide-input"]
 if l7 != 5:  # at the paper scale figure7_k trains this instance, with every architecture
     f7p = sweeps_paper_sizes.SWEEPS["figure7_paper_sizes"]
     lp = f7p.load("default") if scale.current() == "smoke" else f7p.result(device=device)
@@ -327,15 +237,7 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
         plt.show()
         print(f"{size_p['n_words']} words, final accuracy per seed:", acc_p[:, -1].round(3),
               "· best over training:", acc_p.max(1).round(3))
-        record(ref="Figure 7 (the paper's instance)", label="depth-fig7-paper",
-               statement="3 layers learn in-context template matching on Sec. 9.1's instance "
-                         "(100 words and answers, l=5, k=4)",
-               paper_value="learned (curves reach 1)",
-               ours=f"[1, 1, 10], final per seed {', '.join(f'{a:.2f}' for a in acc_p[:, -1])}, best over "
-                    f"training {acc_p.max():.2f}, after {run_p.steps[-1]} steps (1/k = 0.25)",
-               **learned_verdict(acc_p),
-               reduced=f"{len(acc_p)} seed(s), {run_p.steps[-1]} steps, CPU",
-               substitute="Adam (the paper trains with SGD)", scale=lp.scale)
+        record(checks.heads.figure_7_paper_instance(lp))
         if lp.scale == "default":  # the reading below, made on the default run
             assert acc_p.max() < 0.25 + 0.05 and (lk is None or acc5[:, -1].max() > acc_p.max())
 
