@@ -19,9 +19,10 @@
 # (sep-training)=
 # # Separations in training: index lookup and bounded Dyck
 #
-# The constructions of {ref}`sep-constructions` say what a model *can* represent. Sec. 6 of
+# The constructions of {ref}`sep-constructions` say what a model *can* represent, the lower
+# bounds of {ref}`sep-lower-bounds` what it cannot. Sec. 6 of
 # {cite}`bhattamishra2024separations` asks whether the same differences show when the models are
-# trained, at lengths where the lower bounds do not yet bite: (1) are one-layer transformers
+# trained, at lengths where the lower bounds do not yet bite ({ref}`sep-implied-widths`): (1) are one-layer transformers
 # better than larger recurrent models at index lookup? (2) are recurrent models and two-layer
 # transformers better than one-layer transformers at recognizing Dyck-(2,2)?
 #
