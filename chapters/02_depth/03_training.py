@@ -48,11 +48,8 @@ import pandas as pd
 import torch
 
 from lib import bench, claims, plots
-from lib.papers.chen2024 import checks
-from lib.papers.chen2024 import constructions as build
-from lib.papers.chen2024 import sweeps
-from lib.papers.chen2024 import sweeps_paper_sizes
-from lib.papers.chen2024.figures import TITLES, arch_label, has_task, training_curves
+from lib.papers.chen2024 import checks, constructions as build, sweeps, sweeps_paper_sizes
+from lib.papers.chen2024.figures import TITLES, arch_label, chance, has_task, training_curves
 from lib.papers.chen2024.sweeps import curves, final
 from lib.papers.chen2024.training import copy_match_scores, model_factory, parse_scores, recipe
 from lib.tasks.base import Batch
@@ -108,7 +105,7 @@ for init in ("paper", "random"):
 fig2_checks = [checks.figure_2a(fig2), checks.figure_2b(fig2), checks.figure_2c(fig2), checks.figure_2d(fig2)]
 assert all(c.passed for c in fig2_checks), [c.ref for c in fig2_checks if not c.passed]
 
-# %%
+# %% tags=["hide-input"]
 fig2_rows = []
 for task in TITLES:
     for arch in curves(fig2, task=task, init="paper"):
@@ -122,10 +119,8 @@ for task in TITLES:
 plots.table(pd.DataFrame(fig2_rows).set_index(["task", "model"]))
 
 # %% tags=["hide-input"]
-record(checks.figure_2a(fig2))
-record(checks.figure_2b(fig2))
-record(checks.figure_2c(fig2))
-record(checks.figure_2d(fig2))
+for fig2_check in fig2_checks:
+    record(fig2_check)
 
 # %% [markdown]
 # **What the initialisation changes.** With the paper's initialisation the thresholds appear
@@ -169,55 +164,23 @@ for init in ("paper", "random"):
         training_curves(fig2p, init, title=f"Figure 2a-c at Sec. 9.1's sizes, {init} initialisation")
         plt.show()
 
-# %%
-def fig2p_final(task, init, arch):
-    return final(fig2p, task, init, arch)
-
-
-k_qa_p = recipe("reasoning", **sweeps_paper_sizes.PAPER_SIZES["reasoning"]).task.k
-templates_p = recipe("generalization", **sweeps_paper_sizes.PAPER_SIZES["generalization"]).task.n_classes
-paper_size_checks = {"reasoning, 1 layer <= 1/k": fig2p_final("reasoning", "paper", [1]).max() < 1 / k_qa_p + 0.05,
-                     "reasoning, 2 layers": fig2p_final("reasoning", "paper", [1, 1]).min() >= 0.99}
-if fig2p.scale != "smoke":  # the smoke run trains in-context QA only
-    paper_size_checks.update({
-        "memorization, 1 layer": fig2p_final("memorization", "paper", [1]).min() >= 0.99,
-        "generalization, 1 layer at chance": fig2p_final("generalization", "paper", [1]).max() < 1 / templates_p + 0.05,
-        "generalization, 2 layers": fig2p_final("generalization", "paper", [1, 1]).min() >= 0.99,
-        "random init, 2 layers stay near 1/k or chance":
-            fig2p_final("reasoning", "random", [1, 1]).max() < 1 / k_qa_p + 0.05
-            and fig2p_final("generalization", "random", [1, 1]).max() < 1 / templates_p + 0.05,
-    })
-for name, ok in paper_size_checks.items():
-    print(f"{'ok  ' if ok else 'FAIL'} {name}")
+# %% tags=["hide-input"]
 rows = [{"task": TITLES[p["task"]], "init": p["init"], "model": arch_label(a),
-         "final accuracy (seeds)": " ".join(f"{v:.2f}" for v in fig2p_final(p["task"], p["init"], a))}
+         "final accuracy (seeds)": " ".join(f"{v:.2f}" for v in final(fig2p, p["task"], p["init"], a))}
         for p in fig2p.grid for a in p["archs"]]
 display(plots.table(pd.DataFrame(rows).set_index(["task", "init", "model"])))
-assert all(paper_size_checks.values())
+# from random weights two layers stay near 1/k and chance at these sizes too
+assert all(final(fig2p, p["task"], "random", [1, 1]).max() < chance(p["task"], fig2p.scale, p["task_args"]) + 0.05
+           for p in fig2p.grid if p["init"] == "random")
 
-# %%
-budget = "3 seeds at our default step budget (the paper gives none; its scale trains 3x, 5 seeds)"
-if fig2p.scale != "smoke":
-    record(ref="Figure 2a (Sec. 9.1's sizes)", label="depth-fig2-paper-sizes",
-           statement="a 1-layer transformer memorizes 2,000 sequences of 500 words with distinct labels",
-           paper_value="~100% (read from the figure)",
-           ours=f"{fig2p_final('memorization', 'paper', [1]).mean():.3f} (1 layer, {fig2p.scale} scale)",
-           passed=paper_size_checks["memorization, 1 layer"], result=fig2p, reduced=budget,
-           substitute="Adam (the paper trains with SGD)")
-    record(ref="Figure 2c (Sec. 9.1's sizes)", label="depth-fig2-paper-sizes",
-           statement="at |X| = 210, l = 3: 1 layer fails at template matching, 2 layers learn it",
-           paper_value="1 layer ~ guess, 2 layers ~100%",
-           ours=f"1 layer {fig2p_final('generalization', 'paper', [1]).mean():.2f} (chance {1 / templates_p:.2f}), "
-                f"2 layers {fig2p_final('generalization', 'paper', [1, 1]).mean():.2f}",
-           passed=paper_size_checks["generalization, 1 layer at chance"] and paper_size_checks["generalization, 2 layers"],
-           result=fig2p, reduced=budget)
-record(ref="Figure 2b (Sec. 9.1's sizes)", label="depth-fig2-paper-sizes",
-       statement="at 100 questions and 100 answers, k = 3: 1 layer fails at in-context QA, 2 layers learn it",
-       paper_value="1 layer ~ guess, 2 layers ~100%",
-       ours=f"1 layer {fig2p_final('reasoning', 'paper', [1]).mean():.2f} (1/k = {1 / k_qa_p:.2f}), "
-            f"2 layers {fig2p_final('reasoning', 'paper', [1, 1]).mean():.2f}",
-       passed=paper_size_checks["reasoning, 1 layer <= 1/k"] and paper_size_checks["reasoning, 2 layers"],
-       result=fig2p, reduced=budget)
+# %% tags=["hide-input"]
+paper_size_checks = [checks.training.figure_2b_paper_sizes(fig2p)]
+if fig2p.scale != "smoke":  # the smoke run trains in-context QA only
+    paper_size_checks = [checks.training.figure_2a_paper_sizes(fig2p),
+                         checks.training.figure_2c_paper_sizes(fig2p)] + paper_size_checks
+assert all(c.passed for c in paper_size_checks), [c.ref for c in paper_size_checks if not c.passed]
+for paper_size_check in paper_size_checks:
+    record(paper_size_check)
 
 # %% [markdown]
 # At the paper's sizes the picture is the one above. One layer memorizes all 2,000 sequences;
@@ -256,15 +219,9 @@ else:
 
 # %% tags=["hide-input"]
 if fig2_gpu is not None and has_task(fig2_gpu, "memorization", "paper"):
-    gpu_memorized = final(fig2_gpu, "memorization", "paper", [1])
-    record(ref="Figure 2a (the paper's scale)", label="depth-fig2-paper-scale", scale="paper", result=fig2_gpu,
-           statement="a 1-layer transformer memorizes 2,000 sequences of 500 words with distinct labels",
-           paper_value="~100% (read from the figure)",
-           ours=f"{gpu_memorized.min():.3f} to {gpu_memorized.max():.3f} ({len(gpu_memorized)} seeds, "
-                f"{fig2_gpu.config['recipes']['memorization']['steps']} steps)",
-           passed=bool(gpu_memorized.min() >= 0.99), substitute="Adam (the paper trains with SGD)",
-           note=f"sweep {fig2_gpu.progress()}; this claim's group is complete")
-    assert gpu_memorized.min() >= 0.99
+    gpu_check = checks.training.figure_2a_paper_scale(fig2_gpu)
+    assert gpu_check.passed
+    record(gpu_check)
 
 # %% [markdown]
 # Figure 2a's group is complete at the paper's scale: one layer memorizes all 2,000 sequences in
@@ -289,8 +246,8 @@ if fig2_gpu is not None and has_task(fig2_gpu, "memorization", "paper"):
 #   tokens; the construction has 1 against 0.
 
 # %%
-qa_recipe = recipe("reasoning")
-qa_run = train(model_factory(qa_recipe.task, 2, (1, 1), "paper", qa_recipe.init_std), [0], qa_recipe.train,
+qa_recipe, fig3_seeds = recipe("reasoning"), [0]
+qa_run = train(model_factory(qa_recipe.task, 2, (1, 1), "paper", qa_recipe.init_std), fig3_seeds, qa_recipe.train,
                qa_recipe.task, {"test": qa_recipe.task.sample(1000, seed=10_007)}, device=device, desc="IC-QA 2 layers")
 qa_trained = qa_run.model(0)
 qa_constructed = build.in_context_qa(qa_recipe.task)
@@ -319,7 +276,7 @@ plt.show()
 
 # %%
 tm_recipe = recipe("generalization")
-tm_run = train(model_factory(tm_recipe.task, 2, (1, 1), "paper", tm_recipe.init_std), [0], tm_recipe.train,
+tm_run = train(model_factory(tm_recipe.task, 2, (1, 1), "paper", tm_recipe.init_std), fig3_seeds, tm_recipe.train,
                tm_recipe.task, {"test": tm_recipe.task.sample(1000, seed=10_007)}, device=device, desc="TM 2 layers")
 tm_trained = tm_run.model(0)
 tm_probe = tm_recipe.task.sample(1000, seed=5)
@@ -335,7 +292,7 @@ plots.table(pd.DataFrame([parse_built, parse_trained], index=["constructed", "tr
 # constructed and the trained model (heads summed). Under each map, the attention between the repeated pair against the mean
 # over pairs of different tokens.
 
-# %%
+# %% tags=["hide-input"]
 sign = tm_recipe.task.sign
 tm_examples = torch.tensor([[0, 0, 1, 2, sign], [0, 1, 1, 2, sign]])
 fig, axes = plots.panels(4, ncols=2, height=3.0)
@@ -359,26 +316,12 @@ display(plots.table(pair_shares, index=False))
 built_rows = pair_shares[pair_shares["model"] == "constructed"]
 assert (built_rows["repeated pair"] > built_rows["different pairs (mean)"]).all()
 
-# %%
-# The paper's statement is that the trained maps look like the constructed ones: the full check asks
-# for the constructed shares (copy, match and equal-minus-different parse all within 0.1 of 1);
-# the weaker form, that each share points the constructed way, is the partly form.
-fig3_ok = (trained_scores["copy"] >= 0.9 and trained_scores["match"] >= 0.9
-           and parse_trained["equal"] - parse_trained["different"] >= 0.9)
-fig3_partly = (trained_scores["match"] > trained_scores["chance_match"] and trained_scores["copy"] > 0.5
-               and parse_trained["equal"] > parse_trained["different"])
-print(f"trained copy share {trained_scores['copy']:.2f}, match share {trained_scores['match']:.2f} "
-      f"(1/k = {trained_scores['chance_match']:.2f}); parse: equal {parse_trained['equal']:.2f} vs different "
-      f"{parse_trained['different']:.2f}")
-assert fig3_partly
-record(ref="Figure 3 / Sec. 6.2", label="depth-fig3",
-       statement="attention maps of trained 2-layer models resemble the copy-match and parse constructions",
-       paper_value="qualitative (maps look alike)",
-       ours=f"copy {trained_scores['copy']:.2f} (built 1.00), match {trained_scores['match']:.2f} "
-            f"(built 1.00, 1/k {trained_scores['chance_match']:.2f}); parse equal/different "
-            f"{parse_trained['equal']:.2f}/{parse_trained['different']:.2f} (built 1/0)",
-       passed=fig3_ok, partly=fig3_partly, reduced="reduced sizes (n_q=n_a=20, k=3; |X|=30, l=4)",
-       note="the first layer starts from the constructed pattern, which biases this comparison")
+# %% tags=["hide-input"]
+fig3_check = checks.training.figure_3({"trained": trained_scores, "constructed": built_scores},
+                                      {"trained": parse_trained, "constructed": parse_built}, qa_recipe, tm_recipe,
+                                      fig3_seeds)
+assert fig3_check.partly
+record(fig3_check)
 
 # %% [markdown]
 # The trained models keep the constructed mechanism only in part. Their first layer starts at the
