@@ -67,15 +67,15 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import torch
 from IPython.display import display
 
 from lib import claims, plots, scale
+from lib.papers.boixadsera2024 import analysis, checks
 from lib.papers.boixadsera2024 import kernel as K
-from lib.papers.boixadsera2024 import mlp
 from lib.plots import table
 from lib.tasks import symbol_templates as st
 
+# %%
 plots.use_style()
 record = claims.Recorder(paper="boixadsera2024", chapter="chapters/04_symbols/01_templates_and_kernels")
 PARAMS = K.KernelParams(beta=6.0, gamma=2.0, b1=0.5, b2=math.pi / 4, draws=scale.pick(smoke=8000, default=32000, paper=32000))
@@ -130,10 +130,11 @@ for name, (cls, (templates, labels)) in st.catalogue().items():
                  "a test string": task.render(sample, 1)[0].replace("  ->  ", " → ")})
 catalogue = pd.DataFrame(rows).set_index("task")
 display(table(catalogue))
-paper_disjoint = catalogue.drop(index="random templates")["pairwise disjoint"].all()
-counts_ok = catalogue.loc["match to sample (App. A)", "templates"] == 40 and \
-    catalogue.loc["Raven, one attribute (App. A)", "templates"] == 37 and catalogue.loc["majority-8", "templates"] == 128
-assert paper_disjoint and counts_ok
+
+# %% tags=["hide-input"]
+assert catalogue.drop(index="random templates")["pairwise disjoint"].all()
+assert catalogue.loc[["match to sample (App. A)", "Raven, one attribute (App. A)", "majority-8"], "templates"].tolist() \
+    == [40, 37, 128]
 
 # %% [markdown]
 # Random template tasks (App. B) draw templates that are only required to be pairwise distinct.
@@ -172,40 +173,16 @@ assert paper_disjoint and counts_ok
 # %%
 mlp_ns = scale.pick(smoke=[16, 64], default=[16, 64, 256, 1024], paper=[16, 64, 256, 1024, 4096])
 mlp_seeds = list(range(scale.pick(smoke=4, default=12, paper=20)))
-mlp_rows, gaps = [], []
-for n in mlp_ns:
-    task = st.SymbolTemplates(*st.same_different(), n_symbols=n)
-    out = mlp.train_mlps(task, n, mlp_seeds, steps=200, d_hidden=scale.pick(smoke=32, default=64, paper=256))
-    gap = out["mean_output_by_template"][:, 0] - out["mean_output_by_template"][:, 1]  # x x minus x y, per seed
-    gaps.append(gap)
-    mlp_rows.append({"n": n, "train MSE": out["train_mse"].mean(), "test MSE (unseen)": out["test_mse"].mean(),
-                     "lowest test MSE": out["test_mse"].min(), "unseen weights unchanged": out["unseen_unchanged"].all(),
-                     "weights reading unseen tokens": out["unseen_rows"],
-                     "f(x x) - f(x y): mean ± s.e.": f"{gap.mean():+.3f} ± {gap.std(ddof=1) / math.sqrt(len(gap)):.3f}"})
-mlp_table = pd.DataFrame(mlp_rows).set_index("n")
-display(table(mlp_table))
-frozen = bool(mlp_table["unseen weights unchanged"].all())
-at_chance = bool((mlp_table["test MSE (unseen)"] > 0.9).all() and (mlp_table["train MSE"] < 0.05).all())
-coupling = [mlp.coupling_check(st.SymbolTemplates(*st.same_different(), n_symbols=n), n, seed=0,
-                               d_hidden=scale.pick(smoke=32, default=64, paper=256)) for n in mlp_ns]
+mlp_rows, coupling = analysis.mlp_study(mlp_ns, mlp_seeds, d_hidden=scale.pick(smoke=32, default=64, paper=256))
+display(table(analysis.mlp_frame(mlp_rows)))
 print("Lemma I.7's coupling: same training steps, bit for bit:", [c["same_steps"] for c in coupling],
-      "| max |f'(πx) - f(x)| =", [f"{c['coupled']:.0e}" for c in coupling],
+      "| max |f'(πx) - f(x)| =", [claims.below(c["coupled"]) for c in coupling],
       "| for comparison max |f(πx) - f(x)| =", [round(c["uncoupled"], 3) for c in coupling])
-# f'(πx) and f(x) read the same weights in another order: equal up to float32 rounding (1e-6 ~ 8 ulp at 1)
-undistinguished = all(c["same_steps"] and c["coupled"] <= 1e-6 and c["uncoupled"] > 0 for c in coupling)
-assert frozen and at_chance and undistinguished
-record(ref="Theorem I.2 and Lemma I.7 (MLPs fail)", label="sy-mlp",
-       statement="an MLP on concatenated one-hots trained by Adam never updates the weights of unseen tokens, cannot "
-                 "tell unseen strings of different templates apart in distribution, and stays at the trivial error on "
-                 "unseen symbols for every n",
-       paper_value="error bounded below for every number of SGD/Adam steps (proof); FCNet test loss ≈ 1 for n = 4 to 8192 "
-                   "(Figs. 21, 24)",
-       ours=f"unseen-token weights bit-identical in {len(mlp_seeds)} of {len(mlp_seeds)} seeds at each n = "
-            f"{', '.join(map(str, mlp_ns))}; train MSE ≤ {mlp_table['train MSE'].max():.0e}, test MSE "
-            f"{mlp_table['test MSE (unseen)'].min():.2f}-{mlp_table['test MSE (unseen)'].max():.2f}; the coupled run takes "
-            f"bit-identical steps and gives f'(πx) = f(x) to float32 rounding "
-            f"(≤ {max(c['coupled'] for c in coupling):.0e}) at every n",
-       passed=frozen and at_chance and undistinguished)
+
+# %% tags=["hide-input"]
+mlp_check = checks.theorem_i2_lemma_i7(mlp_rows, coupling, mlp_seeds)
+assert mlp_check.passed
+record(mlp_check)
 
 # %% [markdown]
 # The MLP fits its training set exactly and is at chance on unseen symbols at every n. This is
@@ -254,46 +231,20 @@ record(ref="Theorem I.2 and Lemma I.7 (MLPs fail)", label="sy-mlp",
 #   attention outputs whose inner products match $K_{\rm attn}$.
 
 # %%
-strings = np.array([[1, 2, 1, 0], [3, 4, 3, 0], [1, 2, 2, 0], [5, 6, 6, 0], [1, 1, 2, 0], [7, 8, 9, 0]])
-k = strings.shape[1]
-uniform = K.attention_kernel(strings, strings, K.KernelParams(beta=0.0, gamma=2.0, draws=10))
-exact = (strings[:, None, :, None] == strings[None, :, None, :]).sum(axis=(2, 3)) / k**2 + 4.0 / k
-beta0_err = np.abs(uniform - exact).max()
-relabelled = np.vectorize({0: 0, 1: 42, 2: 17, 3: 5, 4: 99, 5: 1, 6: 2, 7: 3, 8: 4, 9: 6}.get)(strings)
-symmetric = np.array_equal(K.attention_kernel(strings, strings, PARAMS), K.attention_kernel(relabelled, relabelled, PARAMS))
-features = K.attention_kernel_features(strings, K.KernelParams(draws=20000))
-cached = K.attention_kernel(strings, strings, K.KernelParams(draws=20000))
-min_eig, feature_gap = np.linalg.eigvalsh(features).min(), np.abs(features - cached).max() / cached.max()
-rng = np.random.default_rng(0)
-u, v = rng.multivariate_normal([0, 0], [[1.3, 0.6], [0.6, 0.8]], size=scale.pick(smoke=100_000, default=1_000_000,
-                                                                                    paper=1_000_000)).T
-cos_mc = np.mean(np.cos(0.5 * u + 0.3) * np.cos(0.5 * v + 0.3))
-cos_closed = K.cosine_layer(np.array([[0.6]]), np.array([1.3]), np.array([0.8]), 0.5, 0.3)[0, 0]
-wide_seeds = scale.pick(smoke=4, default=8, paper=8)
-grams = []
-for seed in range(wide_seeds):
-    model = K.wide_random_transformer(10, 4, K.KernelParams(draws=20000), d_model=1024, n_heads=128, seed=seed)
-    with torch.no_grad():
-        z = model(torch.tensor(strings)).double()
-    grams.append((z @ z.T).numpy())
-wide_gap = np.abs(np.mean(grams, 0) - cached).max() / cached.max()
+kc = analysis.kernel_checks(PARAMS, mc_samples=scale.pick(smoke=100_000, default=1_000_000, paper=1_000_000),
+                            wide_seeds=scale.pick(smoke=4, default=8, paper=8))
 display(table(pd.DataFrame({"check": ["β = 0: |K - closed form|", "token symmetry (identical)",
                                       "explicit features: smallest eigenvalue", "explicit features vs pattern cache",
                                       "Claim E.2: closed form - Monte Carlo",
-                                      f"wide random transformer ({wide_seeds} x 128 heads, d = 1024) vs kernel"],
-                            "value": [f"{beta0_err:.1e}", str(symmetric), f"{min_eig:.3f}", f"{feature_gap:.1%} of max",
-                                      f"{abs(cos_closed - cos_mc):.1e}", f"{wide_gap:.1%} of max"]}).set_index("check")))
-kernel_ok = bool(beta0_err < 1e-12 and symmetric and min_eig > -1e-10 and feature_gap < 0.03
-                 and abs(cos_closed - cos_mc) < scale.pick(smoke=1e-2, default=3e-3, paper=3e-3) and wide_gap < 0.08)
-assert kernel_ok
-record(ref="Claim E.2 and App. H (the kernel)", label="sy-kernel",
-       statement="eq. (3)'s attention kernel (reconstructed) is token-symmetric and positive semi-definite, equals "
-                 "(1/k²)1ᵀXYᵀ1 + γ²/k at β = 0, the cosine MLP layer has Claim E.2's closed form, and a wide random "
-                 "depth-1 transformer's attention outputs have these inner products",
-       paper_value="derivation (App. H), closed form (Claim E.2)",
-       ours=f"β = 0 exact to {beta0_err:.0e}; symmetric; smallest eigenvalue {min_eig:.2f}; closed form within "
-            f"{abs(cos_closed - cos_mc):.0e}; wide random transformer of the stack within {wide_gap:.0%}",
-       passed=kernel_ok)
+                                      f"wide random transformer ({kc['wide_seeds']} x 128 heads, d = 1024) vs kernel"],
+                            "value": [claims.below(kc["beta0_err"]), str(kc["symmetric"]), f"{kc['min_eig']:.3f}",
+                                      f"{kc['feature_gap']:.1%} of max", claims.below(kc["closed_form_err"]),
+                                      f"{kc['wide_gap']:.1%} of max"]}).set_index("check")))
+
+# %% tags=["hide-input"]
+kernel_check = checks.claim_e2_app_h(kc)
+assert kernel_check.passed
+record(kernel_check)
 
 # %% [markdown]
 # The wide network's values run about 4% under the kernel's. We attribute this to finite width:
@@ -328,30 +279,13 @@ record(ref="Claim E.2 and App. H (the kernel)", label="sy-kernel",
 # %%
 N_PARAMS = K.KernelParams(beta=6.0, gamma=2.0, b1=0.5, b2=math.pi / 4, draws=16000)  # few patterns: cheap
 PAIRS = ((6.0, 2.0), (3.0, 1.0), (10.0, 2.0), (6.0, 0.5))
-n_rows, lemma_ok = [], True
-for name, (templates, _) in TASKS.items():
-    cond = {kern: K.conditioning(K.n_matrix(templates, kern, N_PARAMS)) for kern in K.KERNELS}
-    checked_pairs = PAIRS if (scale.current() != "smoke" or len(templates) <= 4) else PAIRS[:0]
-    gaps_s = [K.permutation_gap(templates, K.KernelParams(beta=b, gamma=g, draws=16000)) for b, g in checked_pairs]
-    direct, formula = K.det_identity(templates, N_PARAMS)
-    det_err = abs(direct - formula) / abs(formula)
-    n_rows.append({"task": name, "templates": len(templates), **{f"σmin/σmax, {kern}": c for kern, c in cond.items()},
-                   "min |S_σ - S_id|": min((gap for gap, _ in gaps_s), default=float("nan")),
-                   "in standard errors": min((z for _, z in gaps_s), default=float("nan")),
-                   "det N: |identity - direct| / |det|": f"{det_err:.0e}", "det N": f"{direct:.1e}"})
-    lemma_ok &= cond["MLP"] < 1e-10 and cond["transformer"] > 1e-5 and cond["MLP + XXᵀ"] > 1e-5
-    lemma_ok &= all(z > 3.5 for _, z in gaps_s) and (det_err < 1e-9 or len(templates) > 4)
-n_table = pd.DataFrame(n_rows).set_index("task")
-display(table(n_table))
-assert lemma_ok
-record(ref="Lemmas 4.5-4.7 and Remark I.6 (the N matrix)", label="sy-n-matrix",
-       statement="the transformer kernel's N is nonsingular for every disjoint-template task (S_σ ≠ S_id for all σ ≠ id, "
-                 "Lemma E.1's determinant identity holds), while the MLP kernel's N has equal entries and is singular",
-       paper_value="N nonsingular for almost all (β, γ, b₁, b₂) (proof); MLP kernel N singular (Remark I.6)",
-       ours=f"σmin/σmax: transformer {n_table['σmin/σmax, transformer'].min():.0e}-{n_table['σmin/σmax, transformer'].max():.0e}, "
-            f"MLP ≤ {n_table['σmin/σmax, MLP'].max():.0e}, MLP + XXᵀ ≥ {n_table['σmin/σmax, MLP + XXᵀ'].min():.0e}; "
-            f"min |S_σ - S_id| ≥ {n_table['in standard errors'].min():.1f} standard errors over {len(PAIRS)} (β, γ)",
-       passed=bool(lemma_ok))
+n_rows = analysis.n_matrix_rows(TASKS, N_PARAMS, PAIRS, check_pairs_on_large=scale.current() != "smoke")
+display(table(analysis.n_matrix_frame(n_rows)))
+
+# %% tags=["hide-input"]
+n_check = checks.lemmas_4_5_to_4_7(n_rows, PAIRS)
+assert n_check.passed
+record(n_check)
 
 # %% [markdown]
 # Lemma 4.7 says "almost every (β, γ)". We check four pairs, not all of them. At each, every
@@ -385,16 +319,12 @@ record(ref="Lemmas 4.5-4.7 and Remark I.6 (the N matrix)", label="sy-n-matrix",
 # %%
 krr_ns = scale.pick(smoke=[16, 64, 256], default=[16, 64, 256, 1024], paper=[16, 64, 256, 1024, 4096])
 krr_seeds = range(scale.pick(smoke=1, default=3, paper=3))
-krr = {}
-for name, (templates, labels) in TASKS.items():
-    for kern in K.KERNELS:
-        krr[name, kern] = np.array([[K.krr_test_error(st.SymbolTemplates(templates, labels, n_symbols=n, n_heldout=1000),
-                                                      n, kern, PARAMS, seed=s) for s in krr_seeds] for n in krr_ns])
-alphabets = scale.pick(smoke=[4, 64, 4096], default=[4, 16, 64, 256, 1024, 4096, 16384], paper=[4, 16, 64, 256, 1024, 4096, 16384])
-rho = {name: np.array([[K.krr_test_error(st.SymbolTemplates(*TASKS[name], n_symbols=A, n_heldout=1000), 256,
-                                         "transformer", PARAMS, seed=s) for s in krr_seeds] for A in alphabets])
-       for name in TASKS}
+krr = analysis.krr_errors(TASKS, krr_ns, krr_seeds, PARAMS)
+alphabets = scale.pick(smoke=[4, 64, 4096], default=[4, 16, 64, 256, 1024, 4096, 16384],
+                       paper=[4, 16, 64, 256, 1024, 4096, 16384])
+rho = analysis.diversity_errors(TASKS, alphabets, krr_seeds, PARAMS, n=256)
 
+# %% tags=["hide-input"]
 fig, axes = plots.panels(3, ncols=3, height=2.5)
 for ax, kern in zip(axes[:2], ("transformer", "MLP + XXᵀ")):
     plots.sweep(krr_ns, {name: krr[name, kern] for name in TASKS}, ax=ax, xlabel="training samples n",
@@ -407,26 +337,14 @@ axes[2].set_xscale("log", base=2)
 plots.shared_legend(fig, axes[:1], ncols=4)
 plots.stamp(fig, f"kernel ridge regression, λ = 1e-5 n, {len(krr_seeds)} data seeds; dotted: predicting 0, where the MLP kernel stays (table below); scale {scale.current()}")
 plt.show()
-
 krr_table = pd.DataFrame({f"{kern}, n = {n}": {name: krr[name, kern][i].mean() for name in TASKS}
                           for kern in K.KERNELS for i, n in enumerate(krr_ns) if n in (krr_ns[0], 256, krr_ns[-1])})
 display(table(krr_table.T))  # one row per (kernel, n): nine columns would not fit the page
-trans = {name: krr[name, "transformer"].mean(axis=1) for name in TASKS}
-mlp_k = {name: krr[name, "MLP"].mean(axis=1) for name in TASKS}
-falls = all(trans[name][-1] < 0.5 * trans[name][0] and trans[name][-1] == trans[name].min() for name in TASKS)
-mlp_flat = all((mlp_k[name] > 0.9).all() for name in TASKS)
-rho_falls = all(rho[name].mean(axis=1)[-1] < rho[name].mean(axis=1)[0] for name in rho)
-krr_ok = falls and mlp_flat and rho_falls and (scale.current() == "smoke" or trans["αβα vs αββ"][-1] < 0.01)
-assert krr_ok
-record(ref="Theorem 4.4 and Proposition 4.3 (kernel ridge regression)", label="sy-krr",
-       statement="kernel ridge regression with the transformer kernel generalises on unseen symbols: its test error falls "
-                 "toward 0 as n grows, and is worst at the lowest diversity ρ at fixed n; with an MLP kernel it stays at 1",
-       paper_value="error → 0 as n, ρ → ∞ (theorem; no numbers)",
-       ours=f"transformer MSE at n = {krr_ns[0]} → {krr_ns[-1]}: "
-            + ", ".join(f"{name} {trans[name][0]:.2f} → {trans[name][-1]:.3f}" for name in TASKS)
-            + f"; MLP ≥ {min(m.min() for m in mlp_k.values()):.2f} everywhere; at n = 256, αβα vs αββ for ρ = "
-            + ", ".join(f"{A // 2}: {e:.3f}" for A, e in zip(alphabets, rho["αβα vs αββ"].mean(axis=1))),
-       passed=bool(krr_ok))
+
+# %% tags=["hide-input"]
+krr_check = checks.theorem_4_4(krr, rho, krr_ns, alphabets, smoke=scale.current() == "smoke")
+assert krr_check.passed
+record(krr_check)
 
 # %% [markdown]
 # This is the theorem at work: the same estimator, on the same data, generalises with one kernel
@@ -451,19 +369,10 @@ record(ref="Theorem 4.4 and Proposition 4.3 (kernel ridge regression)", label="s
 #   `cached_pattern_values` makes the extra draws cheap: each joint equality pattern is
 #   estimated once per session.
 
-# %%
-fig24 = {kern: np.mean([krr["αβα vs αββ", kern][i].mean() for i in range(len(krr_ns))]) for kern in K.KERNELS}
-fig24_ok = bool(krr["αβα vs αββ", "MLP"].mean(axis=1).min() > 0.9 and krr["αβα vs αββ", "MLP + XXᵀ"].mean(axis=1)[-1] < 0.05
-                and krr["αβα vs αββ", "MLP + XXᵀ"].mean(axis=1)[0] < krr["αβα vs αββ", "transformer"].mean(axis=1)[0])
-assert fig24_ok
-record(ref="Figure 24 (MLP vs MLP + XXᵀ)", label="sy-krr",
-       statement="an MLP does not generalise to unseen symbols on αβα vs αββ at any n; with the incidence matrix XXᵀ "
-                 "concatenated to its input it does, with fewer samples than the transformer",
-       paper_value="MLP ≈ 1.0 for all n; MLP + XXᵀ 0.13 at n = 4, → 0 by 8192 (trained networks)",
-       ours=f"kernel ridge regression: MLP {krr['αβα vs αββ', 'MLP'].mean(axis=1).min():.2f}-"
-            f"{krr['αβα vs αββ', 'MLP'].mean(axis=1).max():.2f}; MLP + XXᵀ {krr['αβα vs αββ', 'MLP + XXᵀ'].mean(axis=1)[0]:.2f} "
-            f"at n = {krr_ns[0]} → {krr['αβα vs αββ', 'MLP + XXᵀ'].mean(axis=1)[-1]:.3f} at n = {krr_ns[-1]}",
-       passed=fig24_ok, substitute="the random-features kernels of the three models, not trained networks")
+# %% tags=["hide-input"]
+fig24_check = checks.figure_24(krr, krr_ns)
+assert fig24_check.passed
+record(fig24_check)
 
 # %% [markdown]
 # (sy-figure-4)=
@@ -479,36 +388,24 @@ record(ref="Figure 24 (MLP vs MLP + XXᵀ)", label="sy-krr",
 # diversity, the four blocks are flat, with the values of N.
 
 # %%
-fig, axes = plots.panels(2, ncols=2, height=2.6)
-block_stats = {}
 templates, labels = TASKS["αβα vs αββ"]
-N = K.n_matrix(templates, "transformer", PARAMS)
-for ax, A in zip(axes, (8, 4096)):
-    index, batch = st.SymbolTemplates(templates, labels, n_symbols=A).draw(64, torch.Generator().manual_seed(0))
-    order = np.argsort(index.numpy(), kind="stable")
-    x, t = batch.x.numpy()[order], index.numpy()[order]
-    gram = K.transformer_kernel(x, x, PARAMS)
-    off = ~np.eye(len(x), dtype=bool)
-    dev = max(np.abs(gram[np.ix_(t == i, t == j)][off[np.ix_(t == i, t == j)]] - N[i, j]).mean() for i in range(2) for j in range(2))
-    block_stats[A] = dev
-    shown = np.where(off, gram, np.nan)  # the diagonal K(x, x) = 1/2 would swamp the blocks' scale
-    im = ax.imshow(shown, cmap="viridis", vmin=np.nanmin(shown), vmax=np.nanmax(shown))
+blocks = {A: analysis.gram_blocks(templates, labels, PARAMS, alphabet=A) for A in (8, 4096)}
+print(f"N = {np.round(blocks[8]['N'], 3).tolist()}; mean |off-diagonal entry - N block| per block, worst block: "
+      + ", ".join(f"alphabet {A}: {b['deviation']:.4f}" for A, b in blocks.items()))
+
+# %% tags=["hide-input"]
+fig, axes = plots.panels(2, ncols=2, height=2.6)
+for ax, (A, b) in zip(axes, blocks.items()):
+    im = ax.imshow(b["gram"], cmap="viridis", vmin=np.nanmin(b["gram"]), vmax=np.nanmax(b["gram"]))
     ax.grid(False)
-    ax.set_title(f"alphabet {A} (ρ = {A // 2})")
-    ax.set_xlabel("sample (sorted by template)")
-    ax.set_ylabel("sample")
+    ax.set(title=f"alphabet {A} (ρ = {A // 2})", xlabel="sample (sorted by template)", ylabel="sample")
     fig.colorbar(im, ax=ax, shrink=0.8)
-plots.stamp(fig, "transformer kernel K_trans between 64 αβα/αββ strings (diagonal left blank; own colour scale per panel)")
+plots.stamp(fig, "transformer kernel K_trans between 64 αβα/αββ strings (diagonal left blank: K(x, x) = 1/2 would swamp "
+                 "the blocks; own colour scale per panel)")
 plt.show()
-gap_N = abs(N[0, 0] - N[0, 1])
-print(f"N = {np.round(N, 3).tolist()}; mean |off-diagonal entry - N block| per block, worst block: "
-      + ", ".join(f"alphabet {A}: {d:.4f}" for A, d in block_stats.items()) + f" (smallest gap between N entries {gap_N:.3f})")
-blocks_ok = bool(block_stats[4096] < 0.2 * gap_N and block_stats[4096] < block_stats[8])
-assert blocks_ok
-record(ref="Figure 4 (block structure)", label="sy-figure-4",
-       statement="at high diversity the Gram matrix, sorted by template, is block-constant with the blocks of N (eq. 6)",
-       paper_value="illustration", ours=f"mean deviation from N in the worst block {block_stats[4096]:.4f} at ρ = 2048 "
-       f"vs {block_stats[8]:.4f} at ρ = 4 (N's entries differ by {gap_N:.3f})", passed=blocks_ok)
+blocks_check = checks.figure_4(blocks)
+assert blocks_check.passed
+record(blocks_check)
 
 # %% [markdown]
 # (sy-kernels-differ)=
