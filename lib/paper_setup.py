@@ -111,6 +111,6 @@ def _show(value) -> str:
     if isinstance(value, (list, tuple, set, frozenset)):
         items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
         return "[" + ", ".join(_show(v) for v in items) + "]"
-    if isinstance(value, float) and value.is_integer() and abs(value) >= 1e4:
-        return f"{value:.0e}".replace("e+0", "e")
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 1e4:  # 1e5, 2.4e7: two significant digits
+        return f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
     return str(value)

@@ -669,33 +669,38 @@ class Tolerance:
 
     Float32 training is not bit-reproducible across processors: another CPU's kernels round
     differently and training amplifies the difference, so a sweep of trained models declares how
-    far a rerun elsewhere may land from the stored numbers: every float metric named in
-    ``metrics`` (all floats if empty; an integer only if named) within ``abs + rel * |stored|``.
-    Everything else (the grid, integer counts, the shapes) must match exactly, as must every
-    number of a sweep without a tolerance (constructions, exact counts). ``why`` says what the
-    bound rests on (a measurement, with where it was made)."""
+    far a rerun elsewhere may land from the stored numbers. Each metric named in ``bounds`` may
+    differ by at most its bound (absolute); with ``mean=True`` a list of numbers under that metric
+    (the seeds of a point, the steps of a curve) is compared by its mean, not entry by entry.
+    Everything else (the grid, the shapes, every other metric, integer counts not named) must
+    match exactly, as must every number of a sweep without a tolerance (constructions, exact
+    counts). ``why`` says what the bounds rest on (a measurement, with where it was made)."""
 
-    abs: float = 0.0
-    rel: float = 0.0
-    metrics: tuple[str, ...] = ()
+    bounds: dict = field(default_factory=dict)
+    mean: bool = False
     why: str = ""
 
     def __post_init__(self):
-        if not (self.abs >= 0 and self.rel >= 0) or not math.isfinite(self.abs + self.rel):
-            raise ValueError(f"Tolerance: abs and rel must be finite and >= 0, got {self.abs}, {self.rel}")
+        if not isinstance(self.bounds, dict) or not all(
+                isinstance(v, (int, float)) and math.isfinite(v) and v >= 0 for v in self.bounds.values()):
+            raise ValueError(f"Tolerance: bounds must map metric names to finite numbers >= 0, got {self.bounds!r}")
         if not self.why.strip():
-            raise ValueError("Tolerance: say what the bound rests on (why=...)")
+            raise ValueError("Tolerance: say what the bounds rest on (why=...)")
 
-    def applies(self, key: str, stored, new) -> bool:
-        if isinstance(stored, bool) or isinstance(new, bool):
-            return False
-        if isinstance(stored, float) or isinstance(new, float):
-            return not self.metrics or key in self.metrics
-        return isinstance(stored, int) and isinstance(new, int) and key in self.metrics
+    def bound(self, key: str, stored, new) -> float | None:
+        """The bound for a number under ``key`` (None: it must match exactly)."""
+        if isinstance(stored, bool) or isinstance(new, bool) or not isinstance(stored, (int, float)) \
+                or not isinstance(new, (int, float)):
+            return None
+        return self.bounds.get(key)
 
     def __str__(self) -> str:
-        bound = " + ".join(x for x in (f"{self.abs:g}" if self.abs else "", f"{self.rel:g}|x|" if self.rel else "") if x)
-        return f"|Δ| <= {bound or 0} on {', '.join(self.metrics) or 'every float'}"
+        per = ", ".join(f"{k} {v:.3g}" for k, v in sorted(self.bounds.items()))
+        return f"|Δ{' of the mean' if self.mean else ''}| <= {per or 'nothing'}"
+
+
+def _numbers(values) -> bool:
+    return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 @dataclass
@@ -729,6 +734,10 @@ def compare(stored, new, prefix: bool = False, tolerance: Tolerance | None = Non
             if len(a) != len(b) and not (prefix and innermost and 0 < len(b) < len(a)):
                 out.outcome, out.where = "differs", f"{path}: {len(b)} entries, stored {len(a)}"
                 return
+            if tolerance is not None and tolerance.mean and key in tolerance.bounds and _numbers(a) and _numbers(b):
+                n = len(b)  # a prefix (the first steps of a curve) against the same entries stored
+                walk(float(np.mean(a[:n])), float(np.mean(b)), f"{path} (mean of {n})", key)
+                return
             for i, (x, y) in enumerate(zip(a, b)):
                 walk(x, y, f"{path}[{i}]", key)
             return
@@ -737,10 +746,10 @@ def compare(stored, new, prefix: bool = False, tolerance: Tolerance | None = Non
             return
         if _same(a, b, prefix, path) is None:
             return
-        if tolerance is not None and tolerance.applies(key, a, b) and a is not None and b is not None \
-                and math.isfinite(a) and math.isfinite(b):
+        bound = tolerance.bound(key, a, b) if tolerance is not None else None
+        if bound is not None and math.isfinite(a) and math.isfinite(b):
             gap = abs(a - b)
-            if gap <= tolerance.abs + tolerance.rel * abs(a):
+            if gap <= bound:
                 out.outcome = "within tolerance"
                 if gap > out.worst[0]:
                     out.worst = (gap, f"{path}: stored {a!r}, now {b!r}")
@@ -776,8 +785,9 @@ class Sweep:
     about: str = ""
     # metrics may hold NaN or infinity (stored as null); say why where it is set
     nonfinite: bool = False
-    # what a rerun on another machine reproduces (None: every number exactly)
-    tolerance: Tolerance | None = None
+    # what a rerun on another machine reproduces: a Tolerance, "measured" (read from GAPS_FILE:
+    # tolerance_of), or None (every number exactly: constructions, exact counts)
+    tolerance: Tolerance | str | None = None
 
     @property
     def name(self) -> str:
@@ -909,6 +919,74 @@ def _rerun(result: Result, sweep: Sweep, groups: list[list[dict]], stop_after, d
     return out
 
 
+#: where :func:`measure_gaps` keeps its measurements, and what a sweep's ``tolerance="measured"`` reads
+GAPS_FILE = "bench/rounding_gaps.json"
+#: a measured tolerance allows this many times the largest gap measured
+GAP_MARGIN = 2.0
+
+
+def measure_gaps(result: Result, sweep: Sweep, *, device=None, progress: bool = False) -> dict:
+    """How far this process's rerun of ``result``'s cheap part (:func:`verify`'s) lands from the
+    stored numbers, per metric: the largest gap of one number and of the mean of a list (seeds,
+    steps). Run it with other kernels than the machine that computed the result (e.g.
+    ``ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2`` on an AVX-512 machine) to measure
+    what another processor's rounding does to it."""
+    import torch
+
+    groups, stop_after = _cheap_part(result, sweep)
+    gaps: dict[str, dict] = {}
+
+    def walk(a, b, key):
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in a.keys() & b.keys():
+                if "wall_s" not in k:
+                    walk(a[k], b[k], k)
+        elif isinstance(a, list) and isinstance(b, list):
+            n = min(len(a), len(b))
+            if _numbers(a[:n]) and _numbers(b[:n]) and n:
+                entry = gaps.setdefault(key, {"entry": 0.0, "mean": 0.0, "numbers": 0, "differ": 0})
+                entry["mean"] = max(entry["mean"], abs(float(np.mean(a[:n])) - float(np.mean(b[:n]))))
+            for x, y in zip(a, b):
+                walk(x, y, key)
+        elif isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+                and math.isfinite(a) and math.isfinite(b):
+            entry = gaps.setdefault(key, {"entry": 0.0, "mean": 0.0, "numbers": 0, "differ": 0})
+            entry["entry"] = max(entry["entry"], abs(a - b))
+            entry["numbers"] += 1
+            entry["differ"] += a != b
+
+    start = time.perf_counter()
+    for group, values in zip(groups, _rerun(result, sweep, groups, stop_after, device, progress)):
+        for point, value in zip(group, values):
+            walk(result.get_exact(point), value, "")
+    from .runtime import device_name
+
+    return {"result": f"{result.name}.{result.scale}", "stored_device": result.provenance.get("device"),
+            "stored_commit": result.code.get("git_commit"), "rerun_device": device_name(device),
+            "kernels": torch.backends.cpu.get_cpu_capability(),
+            "mkl_instructions": os.environ.get("MKL_ENABLE_INSTRUCTIONS", "default"),
+            "points": [p for g in groups for p in g], "steps": stop_after or "all",
+            "gaps": {k: v for k, v in sorted(gaps.items()) if v["differ"] or v["mean"]},
+            "wall_s": time.perf_counter() - start, **{k: v for k, v in code_record(None).items() if k != "lib_hash"}}
+
+
+def tolerance_of(sweep: Sweep) -> Tolerance | None:
+    """The sweep's declared tolerance; ``"measured"``: :data:`GAP_MARGIN` times the seed-mean gaps
+    :func:`measure_gaps` recorded for it in :data:`GAPS_FILE` (None if it has none: every number
+    must then match)."""
+    if sweep.tolerance != "measured":
+        return sweep.tolerance
+    path = data_dir() / GAPS_FILE
+    measured = json.loads(path.read_text()).get(sweep.name) if path.exists() else None
+    if not measured:
+        return None
+    bounds = {k: GAP_MARGIN * (v["mean"] or v["entry"]) for k, v in measured["gaps"].items()}
+    return Tolerance(bounds, mean=True, why=(
+        f"{GAP_MARGIN:g}x the largest gap of a mean measured when {measured['kernels']} kernels (MKL "
+        f"{measured['mkl_instructions']}) reran {measured['points'][:2]}{'...' if len(measured['points']) > 2 else ''}, "
+        f"{measured['steps']} steps ({GAPS_FILE}, {measured['created'][:10]})"))
+
+
 def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool, str]:
     """Re-run a cheap part of a stored result with the current code: the group of grid points
     that took least time (one such group for every value of the sweep's ``verify_by``
@@ -928,14 +1006,15 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
     except KeyError as error:
         return False, f"{result.name}: not a sweep of lib/papers, cannot be re-run ({error.args[0]})"
     groups, stop_after = _cheap_part(result, sweep)
+    tolerance = tolerance_of(sweep)
     how = f"first {stop_after} steps" if stop_after else "in full"
     start = time.perf_counter()
     outcome, worst = "identical", (0.0, "")
     for group, values in zip(groups, _rerun(result, sweep, groups, stop_after, device, progress)):
         for point, new_value in zip(group, values):
-            got = compare(result.get_exact(point), new_value, stop_after is not None, sweep.tolerance)
+            got = compare(result.get_exact(point), new_value, stop_after is not None, tolerance)
             if got.outcome == "differs":
-                bound = f" (beyond its tolerance, {sweep.tolerance})" if sweep.tolerance else \
+                bound = f" (beyond its tolerance, {tolerance})" if tolerance else \
                     " (the sweep declares no tolerance: every number must match)"
                 return False, f"{result.name}: differs: {point} at {got.where}{bound}"
             if got.outcome == "within tolerance":
@@ -944,7 +1023,7 @@ def verify(result: Result, *, device=None, progress: bool = True) -> tuple[bool,
     wall = time.perf_counter() - start
     points = [p for group in groups for p in group]
     checked = f"{len(points)} point(s) {points}, {how}"
-    detail = "" if outcome == "identical" else f", largest difference {worst[0]:.4g} at {worst[1]}; {sweep.tolerance}"
+    detail = "" if outcome == "identical" else f", largest difference {worst[0]:.4g} at {worst[1]}; {tolerance}"
     record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "outcome": outcome,
               "wall_s": wall, **({"largest_difference": worst[0]} if worst[1] else {})}
     result.provenance.setdefault("verified", []).append(record)
@@ -1100,10 +1179,15 @@ def main(argv: Sequence[str] | None = None) -> int:
              "  verify  re-run a cheap part of a result with the current code; if the numbers are\n"
              "          identical, record it as verified under the current code (exit 1 if not);\n"
              "          --against COMMIT: compare COMMIT's code with the current code on this machine\n"
-             "  rehash  re-express the hash of every fresh result in the current hash version")
-    if argv[:1] not in (["check"], ["list"], ["verify"], ["rehash"]):
+             "  rehash  re-express the hash of every fresh result in the current hash version\n"
+             "  gaps NAME [NAME ...] [--max-s S]  measure how far this process's kernels land from the stored\n"
+             "          default-scale numbers (run with ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 on an\n"
+             "          AVX-512 machine); kept in data/bench/rounding_gaps.json for tolerance=\"measured\"")
+    if argv[:1] not in (["check"], ["list"], ["verify"], ["rehash"], ["gaps"]):
         print(usage)
         return 2
+    if argv[0] == "gaps":
+        return _gaps_main(argv[1:])
     results = all_results()
     if argv[0] == "rehash":
         done = [r for r in results if r.rehash()]
@@ -1174,6 +1258,37 @@ def main(argv: Sequence[str] | None = None) -> int:
           else f"all {len(recorded)} claims rest on fresh evidence ({sum(bool(c.evidence) for c in recorded)} on "
                "stored results)")
     return 1 if bad or stale_claims else 0
+
+
+def _gaps_main(argv: list[str]) -> int:
+    """``gaps NAME ... [--max-s S]``: :func:`measure_gaps` for each default-scale result (skipping
+    one whose cheap part took more than S seconds when stored), merged into :data:`GAPS_FILE`."""
+    max_s = math.inf
+    if "--max-s" in argv:
+        i = argv.index("--max-s")
+        max_s, argv = float(argv[i + 1]), argv[:i] + argv[i + 2:]
+    path = data_dir() / GAPS_FILE
+    for name in argv:
+        result = load(name, "default")
+        if result is None:
+            print(f"{name}: no default-scale result")
+            continue
+        sweep = find_sweep(name)
+        groups, stop_after = _cheap_part(result, sweep)
+        walls = {json.dumps(p["point"], sort_keys=True): p["wall_s"] for p in result.points}
+        cost = sum(walls[json.dumps(p, sort_keys=True)] for g in groups for p in g)
+        if stop_after is None and cost > max_s:
+            print(f"{name}: skipped, its cheap part took {cost:.0f}s > {max_s:.0f}s", flush=True)
+            continue
+        measured = measure_gaps(result, sweep)
+        stored = json.loads(path.read_text()) if path.exists() else {}
+        stored[name] = measured
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(_jsonable(stored), indent=1, sort_keys=True))
+        worst = {k: round(v["mean"] or v["entry"], 4) for k, v in measured["gaps"].items()}
+        print(f"{name}: {measured['wall_s']:.0f}s, largest gaps (of a mean, else of a number) {worst or 'none'}",
+              flush=True)
+    return 0
 
 
 if __name__ == "__main__":

@@ -408,7 +408,7 @@ def test_verify_says_identical_within_tolerance_or_differs_by_the_sweeps_declare
         return [{"acc": [0.5 + p["T"] / 100, 0.25], "memorized": [p["T"], p["T"] - 1]} for p in points]
 
     tolerant = results.Sweep("chen2024", "toy_tolerance", define, run,
-                             tolerance=results.Tolerance(abs=0.02, metrics=("acc",), why="measured in a test"))
+                             tolerance=results.Tolerance({"acc": 0.02}, why="measured in a test"))
     sweeps = {"toy_tolerance": tolerant}
     monkeypatch.setattr(results, "find_sweep", lambda name: sweeps[name.split("_", 1)[1]])
     stored = tolerant.result("default", progress=False)
@@ -437,5 +437,11 @@ def test_verify_says_identical_within_tolerance_or_differs_by_the_sweeps_declare
     assert not ok and "declares no tolerance" in message
     assert results.compare({"acc": [0.5]}, {"acc": [0.51]}, tolerance=tolerant.tolerance).outcome == "within tolerance"
     assert results.compare({"acc": [0.5]}, {"acc": 0.5}).outcome == "differs"
-    with pytest.raises(ValueError, match="rests on"):
-        results.Tolerance(abs=0.01)
+    # a band on the seed mean: seeds may move further, their mean may not
+    on_mean = results.Tolerance({"acc": 0.02}, mean=True, why="measured in a test")
+    assert results.compare({"acc": [0.5, 0.7]}, {"acc": [0.56, 0.62]}, tolerance=on_mean).outcome == "within tolerance"
+    assert results.compare({"acc": [0.5, 0.7]}, {"acc": [0.56, 0.68]}, tolerance=on_mean).outcome == "differs"
+    with pytest.raises(ValueError, match="rest on"):
+        results.Tolerance({"acc": 0.01})
+    with pytest.raises(ValueError, match="finite numbers"):
+        results.Tolerance({"acc": -1}, why="x")
