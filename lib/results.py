@@ -79,15 +79,24 @@ def _lazy_exports(name: str) -> dict[str, str]:
     return {}
 
 
+_IMPORTS: dict[tuple[str, str], set[str]] = {}
+_HASHED: dict[tuple, str] = {}
+
+
 def _imported_modules(path: Path, name: str, nodes: Sequence[ast.AST] | None = None) -> set[str]:
     """Every ``lib`` module that the source at ``path`` (module ``name``) imports, anywhere in
     the file (function-level imports included), read statically; only in ``nodes`` if given (the
     part of an entry module a result runs, :func:`entry_selection`). ``from package import X``
     counts the submodule ``X`` if there is one, and the submodule that the package's lazy
     ``_EXPORTS`` table imports ``X`` from."""
+    if nodes is None:  # parsing is most of the time check takes: keyed by the text, so an edit is seen
+        key = (name, path.read_text())
+        if key not in _IMPORTS:
+            _IMPORTS[key] = _imported_modules(path, name, [ast.parse(key[1])])
+        return set(_IMPORTS[key])
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    trees = [ast.parse(path.read_text())] if nodes is None else list(nodes)
+    trees = list(nodes)
     for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
@@ -146,26 +155,64 @@ def code_module(fn: Callable) -> str | None:
 
 #: how :func:`code_hash` reads a source file: 1, its bytes; 2, its code (:func:`hashed_source`);
 #: 3, as 2, but of the entry module (the one defining the function that computes a result) only the
-#: part that function reaches (:func:`entry_selection`)
-HASH_VERSION = 3
+#: part that function reaches (:func:`entry_selection`); 4, as 3, with a function's own parameters
+#: and local variables told apart from module-level names by Python's scope analysis (``symtable``)
+HASH_VERSION = 4
 
 # names whose use lets code reach a module-level name without naming it (its own namespace, or
 # the module object through sys.modules or an import by name): a selection using one counts whole
 _DYNAMIC = {"globals", "vars", "locals", "eval", "exec", "__import__", "importlib", "sys"}
 
 
-def _bound_names(node: ast.stmt) -> list[str]:
-    """The module-level names a statement defines (a def, a class, an import, an assignment)."""
+def _bound_names(node: ast.stmt, version: int = HASH_VERSION) -> list[str]:
+    """The module-level names a statement defines or changes (a def, a class, an import, an
+    assignment, ``X[k] = ...``, ``X += ...``, a method call on a name: ``X.update(...)``)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).split(".")[0] for a in node.names]
+    if version >= 4 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        base = node.value.func
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return [base.id] if isinstance(base, ast.Name) and base is not node.value.func else []
     targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-        node, ast.AnnAssign) else []
+        node, (ast.AnnAssign, ast.AugAssign) if version >= 4 else ast.AnnAssign) else []
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
-def entry_selection(path: Path, roots: Sequence[str]) -> tuple[str, list[ast.stmt]] | None:
+def _global_references(text: str, tree: ast.Module) -> dict[int, set[str]]:
+    """For each top-level def or class (by line), the module-level names its body reads, from
+    Python's own scope analysis (``symtable``: a parameter or local variable that happens to share
+    a module-level name is not a reference to it), plus the names in its decorators, defaults and
+    bases, which run at module level."""
+    import symtable
+
+    def names_in(table) -> set[str]:
+        out = {s.get_name() for s in table.get_symbols() if s.is_global() or (
+            table.get_type() == "class" and s.is_referenced() and not s.is_assigned())}
+        for child in table.get_children():
+            out |= names_in(child)
+        return out
+
+    tables = {(t.get_name(), t.get_lineno()): t for t in symtable.symtable(text, "<entry>", "exec").get_children()}
+    out = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            line = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            table = tables.get((node.name, node.lineno)) or tables.get((node.name, line))
+            if table is None:
+                continue
+            outer = list(node.decorator_list)
+            if isinstance(node, ast.ClassDef):
+                outer += node.bases + [k.value for k in node.keywords]
+            else:
+                outer += node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+            out[node.lineno] = names_in(table) | {n.id for o in outer for n in ast.walk(o) if isinstance(n, ast.Name)}
+    return out
+
+
+def entry_selection(path: Path, roots: Sequence[str], version: int = HASH_VERSION) -> tuple[str, list[ast.stmt]] | None:
     """The part of the module at ``path`` that its functions ``roots`` reach by name: the
     module-level definitions, imports and assignments they name, and those these name, and so on
     (a fixed point), plus every module-level statement that binds no name (it runs on import).
@@ -182,7 +229,7 @@ def entry_selection(path: Path, roots: Sequence[str]) -> tuple[str, list[ast.stm
     by_name: dict[str, list[ast.stmt]] = {}
     always = []
     for node in body:
-        names = _bound_names(node)
+        names = _bound_names(node, version)
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             always.append(node)
         elif names:
@@ -192,14 +239,18 @@ def entry_selection(path: Path, roots: Sequence[str]) -> tuple[str, list[ast.stm
             always.append(node)
     if any(r not in by_name for r in roots):
         return None
+    scoped = _global_references(text, tree) if version >= 4 else {}
     chosen = {id(n) for n in always}
     stack = [n for r in roots for n in by_name[r]] + always
     while stack:
         node = stack.pop()
         chosen.add(id(node))
-        for ref in ast.walk(node):
-            if isinstance(ref, ast.Name):
-                stack.extend(n for n in by_name.get(ref.id, []) if id(n) not in chosen)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.lineno in scoped:
+            refs = scoped[node.lineno]
+        else:
+            refs = {ref.id for ref in ast.walk(node) if isinstance(ref, ast.Name)}
+        for name in refs:
+            stack.extend(n for n in by_name.get(name, []) if id(n) not in chosen)
     kept = [n for n in body if id(n) in chosen]
     own = path.stem if path.name != "__init__.py" else path.parent.name
     for node in (n for k in kept for n in ast.walk(k)):
@@ -228,7 +279,8 @@ def code_hash(files: Sequence[str], version: int = HASH_VERSION, entry: dict | N
     digest = hashlib.sha256()
     entry_file = entry["file"] if entry and version >= 3 else None
     if entry_file:
-        selected = entry_selection(root / entry_file, entry["roots"]) if (root / entry_file).exists() else None
+        selected = entry_selection(root / entry_file, entry["roots"], version) if (root / entry_file).exists() \
+            else None
         digest.update(b"entry:" + ",".join(entry["roots"]).encode() + b"\n")
         digest.update(_strip_docstrings(selected[0]).encode() if selected else
                       (b"<whole>" + hashed_source(entry_file, files, root).encode()
@@ -261,6 +313,13 @@ def hashed_source(rel: str, files: Sequence[str], root: Path | None = None) -> s
 
 
 def _hashed_text(text: str, rel: str, files: Sequence[str]) -> str:
+    key = (text, rel, tuple(sorted(files)) if rel.endswith("/__init__.py") else ())
+    if key not in _HASHED:
+        _HASHED[key] = _hashed_text_uncached(text, rel, files)
+    return _HASHED[key]
+
+
+def _hashed_text_uncached(text: str, rel: str, files: Sequence[str]) -> str:
     try:
         tree = ast.parse(text)
     except SyntaxError:
@@ -309,18 +368,23 @@ def git_commit() -> str:
         return "unknown"
 
 
-def code_record(module: str | None, roots: Sequence[str] = ()) -> dict:
-    """The code behind a result, now: the ``lib`` files that ``module`` runs (only what its
-    functions ``roots`` reach, if given: :func:`entry_selection`), their hash, the git commit and
-    the date (a run's provenance, and each later :func:`verify`, keep one)."""
+def current_code(module: str | None, roots: Sequence[str] = ()) -> dict:
+    """The ``lib`` files that ``module`` runs now (only what its functions ``roots`` reach, if
+    given: :func:`entry_selection`), the entry, and their hash."""
     entry = None
     if module and roots:
         path = _module_path(module)
         if path is not None and entry_selection(path, roots) is not None:
             entry = {"file": path.resolve().relative_to(ROOT).as_posix(), "roots": list(roots)}
     files = lib_closure([module], (module, roots) if entry else None) if module else []
-    return {"lib_files": files, **({"lib_entry": entry} if entry else {}),
-            "lib_hash": code_hash(files, entry=entry), "hash_version": HASH_VERSION, "git_commit": git_commit(),
+    return {"lib_files": files, **({"lib_entry": entry} if entry else {}), "lib_hash": code_hash(files, entry=entry),
+            "hash_version": HASH_VERSION}
+
+
+def code_record(module: str | None, roots: Sequence[str] = ()) -> dict:
+    """The code behind a result, now (:func:`current_code`), with the git commit and the date (a
+    run's provenance, and each later :func:`verify`, keep one)."""
+    return {**current_code(module, roots), "git_commit": git_commit(),
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
@@ -424,6 +488,12 @@ class Result:
     def is_stale(self) -> bool:
         """True when the ``lib`` files that computed it (or last verified it) have changed since."""
         code = self.code
+        if code.get("lib_entry") and code.get("hash_version", 1) >= 4:
+            # the code that would compute it now: its sweep's run function, wherever it lives today
+            # (the entry's path is not hashed, so a sweep moved to another file stays fresh)
+            run = _sweep_run(self)
+            if code_module(run) is not None:
+                return current_code(code_module(run), code_roots(run))["lib_hash"] != code.get("lib_hash")
         return code_hash(code.get("lib_files", []), code.get("hash_version", 1), code.get("lib_entry")) != \
             code.get("lib_hash")
 
@@ -785,9 +855,10 @@ class Sweep:
     about: str = ""
     # metrics may hold NaN or infinity (stored as null); say why where it is set
     nonfinite: bool = False
-    # what a rerun on another machine reproduces: a Tolerance, "measured" (read from GAPS_FILE:
-    # tolerance_of), or None (every number exactly: constructions, exact counts)
-    tolerance: Tolerance | str | None = None
+    # what a rerun on another machine reproduces: "measured" (read from GAPS_FILE by tolerance_of:
+    # a sweep measured with no gap, or not measured, must match exactly), a Tolerance, or None
+    # (every number exactly, whatever was measured)
+    tolerance: Tolerance | str | None = "measured"
 
     @property
     def name(self) -> str:

@@ -264,7 +264,7 @@ def test_rehash_moves_fresh_v1_results_to_the_current_version_and_leaves_stale_o
 def test_paper_sweeps_merge_later_modules_and_find_sweep_reads_them():
     from lib.results import find_sweep, paper_sweeps
     found = paper_sweeps("mahdavi2024")
-    assert "fig2a" in found and "fig3_d64" in found  # sweeps.py, then sweeps_paper_sizes.py
+    assert "fig2a" in found and "fig3_d64" in found  # one sweeps file per paper
     assert find_sweep("mahdavi2024_fig3_d64") is found["fig3_d64"]
     config, grid = found["fig3_d64"].define("default")
     assert config["dim"] == 64 and [(p["H"], p["T"], p["n"]) for p in grid] == [(4, 550, 32), (8, 1300, 32)]

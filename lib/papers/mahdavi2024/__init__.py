@@ -12,9 +12,8 @@ module                    what
 ``official``              the official code's recipe: its data, initial weights and checkpoint rule
 ``training``              one masked ensemble per T (either recipe), saturation statistics
 ``comparison``            our recipe against the official one where they first disagreed
-``sweeps``                Figures 2-5 as named sweeps at three scales (``SWEEPS``)
-``sweeps_paper_sizes``    Figure 3 at the paper's d = 64, n = 32 on our recipe (``fig3_d64``)
-``sweeps_heads_d64``      Figures 2a and 4 against H at the paper's d = 64, n = 32 (``*_d64``)
+``sweeps``                Figures 2-5 as named sweeps at three scales (``SWEEPS``), and at the paper's
+                          d = 64, n = 32 on our recipe (``fig3_d64``, ``*_d64``)
 ``readings``              Figures 2-4's readings, each kept only where the data can tell it apart
 ========================  =====================================================================
 

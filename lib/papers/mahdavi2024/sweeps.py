@@ -7,6 +7,29 @@ scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k, 50k-300k step
 official code's recipe (data, initial weights, checkpoint rule); the smaller scales use ours, and
 ``fig2a_official``, ``fig2b_official`` and ``fig2c_official`` run Figure 2 on the official recipe
 at their budget, for the comparison of issue 16.
+
+At the paper's own d = 64, n = 32 on our recipe (sweeps added later; provenance hashes only what a
+sweep's run function reaches, so adding them here left the results above fresh):
+
+``fig3_d64``: Figure 3 (Appendix H) for H = 4 at T = 550 and H = 8 at T = 1300, the paper's two
+runs, on our recipe (full batch, lr 1e-2) for 5,000 steps instead of the official recipe's
+300,000, three seeds, without early stop. The paper scale trains the same recipe for 50,000 steps
+(``fig3`` at the paper scale is these sizes on the official recipe), so the two scales tell
+whether our recipe's saturation grows with the budget.
+
+``fig2a_d64``, ``fig2a_d64_4k``, ``fig4_heads_d64``: Figures 2a and 4 against the number of heads.
+At the default sizes (d = 16, n = 8) the per-example curves of Figure 4 saturate by H = 4, which
+leaves the paper's "linear in H" untestable there. Here d_h = 64, with T = 2000 examples at the
+default scale, taken from Figure 3's capacities at these sizes (T = 550 for H = 4, 1300 for H = 8)
+so that H = 8 would not fit every example: ``fig2a_d64`` is Figure 2a's setting (Sec. 5.2: one
+context shared by every example, 100 classes), ``fig2a_d64_4k`` the same at T = 4000 (added once
+T = 2000 proved too small, see below), ``fig4_heads_d64`` Figure 4's heads panel (Appendix I.1:
+per-example contexts, so every token is in general position; 100 classes). Our recipe: 2,000
+full-batch steps (lr 1e-2) with early stop, two seeds. T = 2000 proved too small: H = 8 fits every
+example with a shared context, and per-example contexts, which memorize more, fit 99.7% with
+H = 4 already, which leaves three and two unsaturated points. The paper scale adds H = 6 and
+trains 20,000 steps, at T = 4000 and 8000 with a shared context (16000 for ``fig2a_d64_4k``) and
+at T = 8000 and 16000 with per-example contexts.
 """
 from __future__ import annotations
 
@@ -104,6 +127,58 @@ def _run(config: dict, points: list[dict], *, scale: str, device=None, stop_afte
     return run_group(config, points, device=device)
 
 
+# ----------------------------------------------------------------------------- the paper's d = 64, n = 32
+def fig3_d64(size: str | None = None) -> tuple[dict, list[dict]]:
+    """``(config, grid)`` of Figure 3 at the paper's d = 64, n = 32 on our recipe (see the module
+    docstring); the smoke scale keeps the sizes and trains 100 steps on T = 40."""
+    size = _scale.validate(size or _scale.current())
+    r, smoke = recipe("default" if size == "paper" else size), size == "smoke"
+    steps = {"smoke": 100, "default": 5000, "paper": 50_000}[size]
+    config = dict(context="shared", labels="classes", early_stop=False, saturation=True, steps=steps,
+                  **{k: v for k, v in r.items() if k not in ("steps", "long_steps")})
+    config.update(dim=64, seeds=r["seeds"][:3], eval_every=500 if size == "paper" else r["eval_every"])
+    points = [dict(T=40, H=4)] if smoke else [dict(T=550, H=4), dict(T=1300, H=8)]
+    return config, [dict(p, n=32, d_h=64) for p in points]
+
+
+def heads_d64(context: str, size: str | None = None, *, default_T: int = 2000,
+              paper_T: list[int] | None = None) -> tuple[dict, list[dict]]:
+    """``(config, grid)`` of memorization against H at the paper's d = 64, n = 32 with a
+    ``context`` ("shared": Figure 2a, "per_example": Figure 4) on our recipe (see the module
+    docstring), at ``default_T`` examples (default scale) and ``paper_T`` (paper scale; see the
+    module docstring when None); the smoke scale keeps the sizes and trains H = 1, 2 on T = 40."""
+    size = _scale.validate(size or _scale.current())
+    r = recipe("default" if size == "paper" else size)
+
+    def pick(smoke, default, paper):
+        return _scale.pick(smoke=smoke, default=default, paper=paper, scale=size)
+
+    config = dict(context=context, labels="classes", early_stop=True, steps=pick(250, 2000, 20_000),
+                  **{k: v for k, v in r.items() if k not in ("steps", "long_steps")})
+    # one ensemble per H (max_padding): padding H = 1 to the largest H would cost twice the work
+    config.update(dim=64, seeds=r["seeds"][:2], eval_every=pick(50, 100, 500), max_padding=0.25)
+    paper_Ts = paper_T or ([4000, 8000] if context == "shared" else [8000, 16_000])
+    heads, Ts = pick(([1, 2], [40]), ([1, 2, 4, 8], [default_T]), ([1, 2, 4, 6, 8], paper_Ts))
+    return config, [dict(T=T, H=H, n=32, d_h=64) for T in Ts for H in heads]
+
+
+def fig2a_d64(size: str | None = None) -> tuple[dict, list[dict]]:
+    """Figure 2a (shared context) against H at d = 64, n = 32: :func:`heads_d64`."""
+    return heads_d64("shared", size)
+
+
+def fig2a_d64_4k(size: str | None = None) -> tuple[dict, list[dict]]:
+    """Figure 2a (shared context) against H at d = 64, n = 32 and T = 4000, where H = 8 no longer
+    fits every example as it does at T = 2000: a second curve for the line (the paper scale
+    extends it to T = 16,000)."""
+    return heads_d64("shared", size, default_T=4000, paper_T=[16_000])
+
+
+def fig4_heads_d64(size: str | None = None) -> tuple[dict, list[dict]]:
+    """Figure 4 (per-example contexts) against H at d = 64, n = 32: :func:`heads_d64`."""
+    return heads_d64("per_example", size)
+
+
 _ABOUT = {
     "fig2a": "Fig. 2a: memorization vs heads H (shared context, 100 classes)",
     "fig2b": "Fig. 2b: memorization vs context size n",
@@ -124,6 +199,17 @@ SWEEPS: dict[str, Sweep] = {
 SWEEPS["official_vs_ours"] = Sweep(
     "mahdavi2024", "official_vs_ours", comparison.comparison, comparison.run_comparison, group_by=("H",), heavy=False,
     about="issue 16: the official recipe and ours, one ingredient swapped at a time (d=16, n=8, T=200)")
+SWEEPS.update({
+    "fig3_d64": Sweep("mahdavi2024", "fig3_d64", fig3_d64, _run, group_by=("T",),
+                      about="Fig. 3 at the paper's d = 64, n = 32 (H = 4, T = 550; H = 8, T = 1300), our recipe"),
+    "fig2a_d64": Sweep("mahdavi2024", "fig2a_d64", fig2a_d64, _run, group_by=("T",),
+                       about="Fig. 2a (shared context) vs H at the paper's d = 64, n = 32, T = 2000, our recipe"),
+    "fig2a_d64_4k": Sweep("mahdavi2024", "fig2a_d64_4k", fig2a_d64_4k, _run, group_by=("T",),
+                          about="Fig. 2a (shared context) vs H at the paper's d = 64, n = 32, T = 4000, our recipe"),
+    "fig4_heads_d64": Sweep("mahdavi2024", "fig4_heads_d64", fig4_heads_d64, _run, group_by=("T",),
+                            about="Fig. 4 (per-example contexts) vs H at the paper's d = 64, n = 32, T = 2000, "
+                                  "our recipe"),
+})
 
 
 def result(name: str, scale: str | None = None, *, device=None):
