@@ -12,6 +12,10 @@ from ..examples import TABLE_1, table_1, table_1_rows
 from ..construction_study import largest_cosine, lemma_1, lemma_2
 
 
+_TASK_NAMES = {"SequenceClassification": "sequence-classification", "InContextQA": "in-context QA",
+               "TemplateMatching": "template matching", "InContextTemplateMatching": "in-context template matching"}
+
+
 def _exact(ref: str, label: str, statement: str, paper_value: str, ours: str, passed: bool, note: str = ""):
     return claims.check(paper="chen2024", ref=ref, label=label, statement=statement, paper_value=paper_value,
                         ours=ours, passed=bool(passed), note=note)
@@ -35,7 +39,7 @@ def lemmas_1_2(task):
                   "positional weights alone give any fixed non-negative attention map (instructive attention) "
                   "and mask any chosen pairs (constrained attention)", "exact (proof)",
                   f"random alpha reproduced to float64; {masked} masked pairs at 0, the rest unchanged, on random "
-                  f"{type(task).__name__} inputs", ok)
+                  f"{_TASK_NAMES.get(type(task).__name__, type(task).__name__)} inputs", ok)
 
 
 def lemmas_3_4(sc, every):

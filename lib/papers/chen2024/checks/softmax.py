@@ -99,6 +99,10 @@ def theorem_6_threshold(study):
                    t["threshold"].notna().all() and held[1:] == [1.0, 1.0, 1.0] and held[0] < 1.0)
 
 
+def _beta(value) -> str:
+    return "none" if value is None else f"{value:g}"
+
+
 def constructions(relu_scan, tm_study, ictm_scan, ictm_study):
     """The constructions with softmax attention (our extension): Theorems 1 and 3's ReLU weights
     exact from some beta on the scan (``relu_scan``: ``softmax_study.relu_weights_under_softmax``),
@@ -107,15 +111,14 @@ def constructions(relu_scan, tm_study, ictm_scan, ictm_study):
     relu, ictm = exact_from_rows(relu_scan), exact_from_rows(ictm_scan)
     thm1, thm3 = relu["Theorem 1 (Table 1)"], relu["Theorem 3 (5,5,k=3)"]
     tm_ok = bool((tm_study["summary"]["smallest float64 margin"] > 0).all())
-    betas = tm_study["betas"]
+    betas, ictm_from = tm_study["betas"], max((v for v in ictm.values() if v is not None), default=None)
     return _course("Sec. 16 (softmax constructions)",
                    "the constructions also work with softmax attention (our extension; the paper's Sec. 16 covers "
                    "only the impossibility side)",
-                   f"Thm 1 exact for beta>={thm1} on Table 1 (other sizes: the threshold claim above), Thm 3 for "
-                   f"beta>={thm3} on this scan at (5,5,k=3) (in fact every beta > 0: the Thm 3 threshold claim "
+                   f"Thm 1 exact for beta>={_beta(thm1)} on Table 1 (other sizes: the threshold claim above), Thm 3 "
+                   f"for beta>={_beta(thm3)} on this scan at (5,5,k=3) (in fact every beta > 0: the Thm 3 threshold claim "
                    f"above); Thm 5 with a softmax map layer at every beta in [{betas[0]:g}, {betas[-1]:g}] in float64 "
                    "(float32: a window that narrows with l, the Thm 5 threshold claim above); Thm 6 with a "
-                   f"score-based match layer for beta>={max(v for v in ictm.values() if v is not None)} at the two "
-                   f"sizes tried (l=2 all; l=5, k=4 sample; other sizes: beta >= ln(n-1) + {ictm_study['c']:.2f}, "
-                   "the threshold claim above)",
+                   f"score-based match layer for beta>={_beta(ictm_from)} at the two sizes tried (l=2 all; l=5, k=4 "
+                   f"sample; other sizes: beta >= ln(n-1) + {ictm_study['c']:.2f}, the threshold claim above)",
                    thm1 is not None and thm3 is not None and tm_ok and all(v is not None for v in ictm.values()))
