@@ -12,7 +12,7 @@ TORCH  ?= torch==2.13.0
 TORCH_INDEX ?=
 SCALE  ?= default
 
-.PHONY: install test unit notebooks book book-smoke check-site sync check-results verify-results bench clean
+.PHONY: install test unit lint notebooks book book-smoke check-site sync check-results verify-results bench clean
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ test: install
 
 unit: install
 	$(BIN)/python -m pytest tests -q
+
+# ruff (pyproject.toml [tool.ruff]) over lib and tests; installed into the venv on first use
+lint: install
+	@$(BIN)/python -m ruff --version >/dev/null 2>&1 || $(BIN)/python -m pip install -q "ruff>=0.5"
+	$(BIN)/python -m ruff check lib tests
 
 notebooks: install
 	ABC_SCALE=$${ABC_SCALE:-smoke} $(BIN)/python -m pytest --nbmake chapters -q

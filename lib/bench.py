@@ -364,9 +364,10 @@ def cost_line(sweep: str) -> str:
             out.append(f"{row['device']}: {1e3 * row['s_per_step']:.1f} ms per step of a group, "
                        f"{row['steps']:,} steps in {row['groups']} groups: about "
                        + (f"{row['estimate_h']:.0f} hours " if row["estimate_h"] >= 2 else
-                          f"{max(1, round(60 * row['estimate_h']))} minute{'' if round(60 * row['estimate_h']) <= 1 else 's'} ")
-                       + 
-                       f"(estimated from its first and last groups)")
+                          f"{max(1, round(60 * row['estimate_h']))} "
+                          f"minute{'' if round(60 * row['estimate_h']) <= 1 else 's'} ")
+                       +
+                       "(estimated from its first and last groups)")
     return "; ".join(out) or "no measured cost yet (python -m lib.bench paper-cost --save on a GPU)"
 
 

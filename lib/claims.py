@@ -463,7 +463,8 @@ _REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|t
 
 def covers(ref: str) -> set[str]:
     """The paper's numbered results a claim's ``ref`` speaks to: ``"Props. 7-10"`` covers
-    Propositions 7 to 10, ``"Lemmas 4.5-4.7"`` Lemmas 4.5, 4.6 and 4.7, ``"Figures 1 and 21"`` those two, ``"Figure 2a"`` covers
+    Propositions 7 to 10, ``"Lemmas 4.5-4.7"`` Lemmas 4.5, 4.6 and 4.7, ``"Figures 1 and 21"`` those
+    two, ``"Figure 2a"`` covers
     Figure 2, ``"Lemma 5.1 and Theorem 3.1"`` covers those two, ``"Sec. 6.1"`` covers none."""
     found = set()
     for kind, first, separator, last in _REF.findall(ref):

@@ -6,7 +6,7 @@ points that train together) and keeps what it returns (JSON-able metrics and sma
 Results live in one file per experiment and scale, ``data/<name>.<scale>.json``, rewritten
 atomically after every point, so an interrupted sweep resumes where it stopped and loses at
 most the point in progress. Each paper names its experiments as :class:`Sweep` objects in
-``lib/papers/<key>/sweeps.py`` (later ones in ``sweeps_*.py``: :func:`paper_sweeps`);
+``lib/papers/<key>/sweeps.py`` (:func:`paper_sweeps`);
 ``python -m lib.papers.<key> SCALE NAME`` runs one.
 
 Provenance recorded with each file: config, seeds, scale, git commit (and whether the tree was
@@ -804,8 +804,8 @@ def compare(stored, new, prefix: bool = False, tolerance: Tolerance | None = Non
             if len(a) != len(b) and not (prefix and innermost and 0 < len(b) < len(a)):
                 out.outcome, out.where = "differs", f"{path}: {len(b)} entries, stored {len(a)}"
                 return
-            if tolerance is not None and tolerance.mean and key in tolerance.bounds and _numbers(a) and _numbers(b):
-                n = len(b)  # a prefix (the first steps of a curve) against the same entries stored
+            n = len(b)  # a prefix (the first steps of a curve) against the same entries stored
+            if tolerance is not None and tolerance.mean and key in tolerance.bounds and _numbers(a[:n]) and _numbers(b):
                 walk(float(np.mean(a[:n])), float(np.mean(b)), f"{path} (mean of {n})", key)
                 return
             for i, (x, y) in enumerate(zip(a, b)):
@@ -896,27 +896,18 @@ class Sweep:
 
 
 def paper_sweeps(paper: str) -> dict[str, Sweep]:
-    """Every :class:`Sweep` of ``lib/papers/<paper>``: those of its ``sweeps.py``, then those of
-    any ``sweeps_*.py`` (experiments added after the first ones' results were stored live there,
-    so that adding one leaves those results fresh). Raises KeyError for an unknown paper."""
+    """Every :class:`Sweep` of ``lib/papers/<paper>``, from its ``sweeps.py`` (one file per paper:
+    a result's provenance covers only what its own run function reaches, so adding a sweep there
+    leaves the others fresh). Raises KeyError for an unknown paper."""
     import importlib
-    import pkgutil
 
     try:
-        package = importlib.import_module(f"lib.papers.{paper}")
-        found = dict(importlib.import_module(f"lib.papers.{paper}.sweeps").SWEEPS)
+        importlib.import_module(f"lib.papers.{paper}")
+        return dict(importlib.import_module(f"lib.papers.{paper}.sweeps").SWEEPS)
     except ModuleNotFoundError as error:
         if error.name not in (f"lib.papers.{paper}", f"lib.papers.{paper}.sweeps"):
             raise  # a dependency missing inside the paper's code, not an unknown paper
         raise KeyError(f"no paper {paper!r} under lib/papers") from None
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name.startswith("sweeps_"):
-            more = importlib.import_module(f"lib.papers.{paper}.{info.name}").SWEEPS
-            clash = set(found) & set(more)
-            if clash:
-                raise ValueError(f"lib.papers.{paper}.{info.name}: sweep names already taken: {', '.join(sorted(clash))}")
-            found.update(more)
-    return found
 
 
 def find_sweep(name: str) -> Sweep:
@@ -1185,7 +1176,8 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
     points = [p for group in groups for p in group]
     checked = (f"{len(points)} point(s) {points}, {how}: identical under the code of {commit} and the current code, "
                f"both run on {device_name(device_text)}")
-    record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "against": commit, "wall_s": wall}
+    record = {**code_record(code_module(sweep.run), code_roots(sweep.run)), "checked": checked, "against": commit,
+              "wall_s": wall}
     result.provenance.setdefault("verified", []).append(record)
     save(result)
     return True, f"{result.name}: {checked} ({wall:.0f}s); now verified under lib {record['lib_hash']}"

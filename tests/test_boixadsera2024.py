@@ -1,7 +1,6 @@
 """Boix-Adsera et al. (2024): the transformer kernel (eq. 3, Claim E.2, App. H), the N matrix and
 its sufficient condition (Lemmas 4.5-4.7, E.1), kernel ridge regression on unseen symbols
 (Theorem 4.4), and MLPs that cannot generalise (Theorem I.2)."""
-import itertools
 import math
 
 import numpy as np

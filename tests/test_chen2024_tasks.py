@@ -49,7 +49,9 @@ def test_template_matching_is_balanced_labelled_by_pattern_and_splits_maps():
     assert counts.min() > 0.8 * counts.mean()  # template-balanced, not sequence-uniform
     assert len(TemplateMatching(n_words=7, length=5).enumerate()) == 7**5
     train, test = task.split(500, 200, seed=0)
-    maps = lambda batch: {(int(y), tuple(x[:-1].tolist())) for x, y in zip(batch.x, batch.y)}
+    def maps(batch):
+        return {(int(y), tuple(x[:-1].tolist())) for x, y in zip(batch.x, batch.y)}
+
     assert not maps(train) & maps(test)
 
 
@@ -81,7 +83,7 @@ def test_table_1_is_the_papers_example_for_example():
 def test_figure2_paper_sizes_are_sec_9_1_instances():
     """The sweep at the paper's sizes trains the instances that ``make_task(name, "paper")`` builds,
     at every scale (the smoke scale shrinks the memorization set otherwise)."""
-    from lib.papers.chen2024.sweeps_paper_sizes import PAPER_SIZES, figure2_paper_sizes
+    from lib.papers.chen2024.sweeps import PAPER_SIZES, figure2_paper_sizes
     from lib.papers.chen2024.training import make_task
 
     for scale in ("smoke", "default", "paper"):
@@ -97,7 +99,7 @@ def test_figure7_paper_sizes_is_figure7_l5_on_sec_9_1_instance():
     count, k = 4, l = 5, the same steps) on ``make_task("contextual", "paper")``: only the words
     and answers (and, below the paper scale, the seeds) differ."""
     from lib.papers.chen2024.sweeps import figure7_l5
-    from lib.papers.chen2024.sweeps_paper_sizes import figure7_paper_sizes
+    from lib.papers.chen2024.sweeps import figure7_paper_sizes
     from lib.papers.chen2024.training import make_task
 
     (point,) = figure7_paper_sizes("default")[1]

@@ -131,7 +131,7 @@ SETUP = Setup("chen2024", "Figure 9", {"optimizer": Stated("sgd", "Sec. 9.1"), "
 
 
 def _stored(tmp_path, name="chen2024_toy", value=1.0):
-    r = results.run(name, {"seeds": [0]}, [{"x": 1}], lambda p: {"acc": value}, scale="default", progress=False)
+    results.run(name, {"seeds": [0]}, [{"x": 1}], lambda p: {"acc": value}, scale="default", progress=False)
     return results.load(name, "default")
 
 

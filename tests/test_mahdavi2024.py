@@ -1,5 +1,4 @@
 """Mahdavi et al. (2024): the data, the assumption tests and Theorem 1's construction."""
-import math
 
 import numpy as np
 import pytest
@@ -75,7 +74,8 @@ def test_construction_refuses_too_many_examples():
 
 def test_parameter_counts():
     d, H, dh, dv, dout = 16, 3, 5, 2, 2
-    assert build_model(M.model_config(d, 6, H, dh, dv, dout)).n_params() == M.paper_param_count(d, H, dh, dv, dout) + H * dv * d
+    n_params = build_model(M.model_config(d, 6, H, dh, dv, dout)).n_params()
+    assert n_params == M.paper_param_count(d, H, dh, dv, dout) + H * dv * d
 
 
 def test_prop_2_shared_context_caps_rank_and_per_example_does_not():

@@ -48,7 +48,7 @@ import pandas as pd
 import torch
 
 from lib import bench, claims, plots
-from lib.papers.chen2024 import checks, constructions as build, sweeps, sweeps_paper_sizes
+from lib.papers.chen2024 import checks, constructions as build, sweeps
 from lib.papers.chen2024.figures import TITLES, arch_label, chance, has_task, training_curves
 from lib.papers.chen2024.sweeps import curves, final
 from lib.papers.chen2024.training import copy_match_scores, model_factory, parse_scores, recipe
@@ -145,7 +145,7 @@ print(f"in-context QA, 2 layers: paper init {paper_two:.2f}, random init {random
 # The runs above use reduced sizes. Sec. 9.1's sizes for the first three tasks are 500 words and
 # 2,000 sequences (memorization), 100 questions and 100 answers (in-context QA) and 210 words
 # with $l = 3$ (template matching, 5 templates), and they fit a CPU. The sweep `figure2_paper_sizes`
-# (`lib.papers.chen2024.sweeps_paper_sizes`) trains the same recipes with the same step budgets at
+# (`lib.papers.chen2024.sweeps`) trains the same recipes with the same step budgets at
 # those sizes: one layer on memorization (the claim of Figure 2a; deeper models at $d' = 508$ cost
 # minutes per hundred full-batch steps here), one to three layers on the other two, from the
 # paper's initialisation and from random weights. Figure 2d's sizes ($d_1 = d_2 = 100$, $l = 5$,
@@ -153,11 +153,11 @@ print(f"in-context QA, 2 layers: paper init {paper_two:.2f}, random init {random
 # ({ref}`depth-fig7-k`).
 
 # %%
-fig2p = sweeps_paper_sizes.SWEEPS["figure2_paper_sizes"].result(device=device)
+fig2p = sweeps.SWEEPS["figure2_paper_sizes"].result(device=device)
 sizes = pd.DataFrame([{"task": TITLES[t], "Sec. 9.1 instance (this run)": fig2p.config["tasks"][t],
                        "d' reduced (above)": len(recipe(t).task.vocab) + recipe(t).task.seq_len,
                        "d' Sec. 9.1": len(recipe(t, **a).task.vocab) + recipe(t, **a).task.seq_len}
-                      for t, a in sweeps_paper_sizes.PAPER_SIZES.items()])
+                      for t, a in sweeps.PAPER_SIZES.items()])
 display(plots.table(sizes.set_index("task")))
 for init in ("paper", "random"):
     if any(has_task(fig2p, t, init) for t in TITLES):
@@ -200,7 +200,7 @@ for paper_size_check in paper_size_checks:
 # paper-scale ones where they exist, and the same check as above on each finished group.
 
 # %% tags=["hide-input"]
-fig2_gpu = sweeps_paper_sizes.SWEEPS["figure2_paper_sizes"].paper_result()
+fig2_gpu = sweeps.SWEEPS["figure2_paper_sizes"].paper_result()
 if fig2_gpu is None:
     print("no paper-scale result of figure2_paper_sizes in data/ yet")
 else:

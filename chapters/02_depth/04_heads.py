@@ -47,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from lib import claims, plots, scale
-from lib.papers.chen2024 import analysis, checks, sweeps, sweeps_paper_sizes
+from lib.papers.chen2024 import analysis, checks, sweeps
 from lib.papers.chen2024.figures import arch_label, training_curves
 from lib.papers.chen2024.sweeps import as_curves
 
@@ -223,7 +223,7 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 
 # %% tags=["hide-input"]
 if l7 != 5:  # at the paper scale figure7_k trains this instance, with every architecture
-    f7p = sweeps_paper_sizes.SWEEPS["figure7_paper_sizes"]
+    f7p = sweeps.SWEEPS["figure7_paper_sizes"]
     lp = f7p.load("default") if scale.current() == "smoke" else f7p.result(device=device)
     if lp is not None:
         run_p = as_curves(lp.points[0]["result"])[(1, 1, 10)]

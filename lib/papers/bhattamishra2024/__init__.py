@@ -13,6 +13,11 @@ module              what
                     fooling set and matrix ranks, Myhill-Nerode classes, linear RNN rank,
                     the information bound and the widths the bounds imply
 ``sweeps``          Figure 2a-c as named sweeps (transformers vs LSTMs, learning-rate grids)
+``analysis``        the tables the chapters show and check (constructions, lower bounds, training)
+``figures``         the training chapter's curves
+``setup``           what the paper states about Figures 2 and 4 (Sec. 6, App. H), as data, and
+                    our side read from each stored config (:mod:`lib.paper_setup`)
+``checks``          one check per claim the chapters record (:func:`lib.claims.check`)
 ==================  =====================================================================
 
 Run a sweep: ``python -m lib.papers.bhattamishra2024 SCALE [NAME ...]`` (``list`` shows them).

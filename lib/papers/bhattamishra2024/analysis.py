@@ -148,7 +148,8 @@ def theorem_7_sign_address_table(ks, n_seq: int) -> pd.DataFrame:
     rows = []
     for c1 in (3.0, 10.0):
         for k in ks:
-            model = constructions.nearest_neighbour(mqar, 0.25, addresses=near_orthogonal.sign_vectors(mqar.seq_len, k, seed=k),
+            addresses = near_orthogonal.sign_vectors(mqar.seq_len, k, seed=k)
+            model = constructions.nearest_neighbour(mqar, 0.25, addresses=addresses,
                                                     c1=c1)
             errs, scored = nn_errors(model, batch)
             rows.append({"c1": c1, "address width k": k, "error rate": errs / scored})

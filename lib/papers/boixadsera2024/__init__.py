@@ -22,5 +22,12 @@ module              what
                     corpus, the diagonal score of its heads, blocks transplanted for fine-tuning
 ``sweeps``          the named sweeps: Figures 1-2, 5, 6-13, 15-23 (``python -m
                     lib.papers.boixadsera2024 SCALE NAME``)
+``curves``          the stored sweeps as arrays the way a figure or a check reads them
+``analysis``        what the chapters compute live (MLP study, kernel checks, ridge regressions),
+                    in float64 where a claim reports it
+``figures``         the third chapter's figures and tables
+``setup``           what the paper states (App. A-B, Sec. 6), as data, and our side read from
+                    each stored config (:mod:`lib.paper_setup`)
+``checks``          one check per claim the chapters record (:func:`lib.claims.check`)
 ==================  =====================================================================
 """

@@ -146,9 +146,11 @@ def figure_8(hres):
     top = per_n[ns[-1]]
     best_lr = min(top, key=top.get)
     return _check(
-        "Figure 8 (learning rate × n)", "sy-b1", "the best learning rate is about 1e-3, and lr >= 1e-2 fails (test loss ≈ 1)",
+        "Figure 8 (learning rate × n)", "sy-b1",
+        "the best learning rate is about 1e-3, and lr >= 1e-2 fails (test loss ≈ 1)",
         "best lr ≈ 1e-3 at every n; lr >= 1e-2 at ≈1; vanilla ≈0 only at n ≈ 2048",
-        f"at n = {ns[-1]}: best lr {best_lr:g} (loss {top[best_lr]:.2f}); " + ", ".join(f"lr {lr:g}: {top[lr]:.2f}" for lr in high),
+        f"at n = {ns[-1]}: best lr {best_lr:g} (loss {top[best_lr]:.2f}); "
+        + ", ".join(f"lr {lr:g}: {top[lr]:.2f}" for lr in high),
         best_near and high_fails, partly=best_near or high_fails,
         results=hres, setup_=setup.FIGURE_8, config=setup.ours_figure_8(hres))
 
@@ -202,7 +204,8 @@ def figure_13(hres):
     high_lr = hres.config["knob_lrs"][-1]
     hurts = c[wide][-1] > c[narrow][-1] + 0.05
     return _check(
-        "Figure 13 (embedding dimension)", "sy-b1-width", "a larger d_emb hurts, most at high learning rates (the narrowest is best)",
+        "Figure 13 (embedding dimension)", "sy-b1-width",
+        "a larger d_emb hurts, most at high learning rates (the narrowest is best)",
         "n = 1024: d = 32 best (≈0.07-0.1); d = 512 worse at high lr",
         f"n = {cv.knob_n(hres)}, lr {high_lr:g}: " + ", ".join(f"d = {v}: {c[v][-1]:.2f}" for v in c)
         + "; best over lr: " + ", ".join(f"d = {v}: {cv.best(c[v]):.2f}" for v in c),
@@ -243,8 +246,10 @@ def figure_14(ll: dict, shape: dict, seeds):
         setup_=setup.FIGURE_14, config=setup.ours_figure_14(shape, scales, seeds))
 
 
-_KNOB_CLAIMS = {"wildcards": (18, "more wildcards need more samples", "all |W| from 2 to 7 ≈0 by 2048-8192; larger |W| slower"),
-                "length": (19, "longer templates need more samples", "n = 512 solves only short templates; n = 2048 all up to k = 20"),
+_KNOB_CLAIMS = {"wildcards": (18, "more wildcards need more samples",
+                              "all |W| from 2 to 7 ≈0 by 2048-8192; larger |W| slower"),
+                "length": (19, "longer templates need more samples",
+                           "n = 512 solves only short templates; n = 2048 all up to k = 20"),
                 "m": (20, "more templates need more samples", "the n needed grows from ≈1000 (m = 2) to ≈8000 (m = 15)")}
 
 
@@ -362,7 +367,8 @@ def theorem_i2_lemma_i7(rows, coupling, seeds):
         "for every n",
         "error bounded below for every number of SGD/Adam steps (proof); FCNet test loss ≈ 1 for n = 4 to 8192 "
         "(Figs. 21, 24)",
-        f"unseen-token weights bit-identical in {min(int(r['unseen_unchanged'].sum()) for r in rows)} of {k} seeds at each n = {', '.join(map(str, ns))}; train MSE < 0.05 and test MSE > 0.9 at every n; the coupled "
+        f"unseen-token weights bit-identical in {min(int(r['unseen_unchanged'].sum()) for r in rows)} of {k} seeds "
+        f"at each n = {', '.join(map(str, ns))}; train MSE < 0.05 and test MSE > 0.9 at every n; the coupled "
         "run takes bit-identical steps and gives f'(πx) = f(x) to float32 rounding (≤ 1e-06) at every n",
         frozen and at_chance and undistinguished)
 
@@ -425,7 +431,8 @@ def theorem_4_4(krr: dict, rho: dict, ns, alphabets, smoke: bool):
         "kernel ridge regression with the transformer kernel generalises on unseen symbols: its test error falls toward "
         "0 as n grows, and is worst at the lowest diversity ρ at fixed n; with an MLP kernel it stays at 1",
         "error → 0 as n, ρ → ∞ (theorem; no numbers)",
-        f"transformer MSE at n = {ns[0]} → {ns[-1]}: " + ", ".join(f"{t} {trans[t][0]:.2f} → {trans[t][-1]:.3f}" for t in tasks)
+        f"transformer MSE at n = {ns[0]} → {ns[-1]}: "
+        + ", ".join(f"{t} {trans[t][0]:.2f} → {trans[t][-1]:.3f}" for t in tasks)
         + f"; MLP ≥ {min(m.min() for m in mlp_k.values()):.2f} everywhere; at n = 256, αβα vs αββ for ρ = "
         + ", ".join(f"{A // 2}: {e:.3f}" for A, e in zip(alphabets, rho["αβα vs αββ"].mean(axis=1))),
         passed)

@@ -19,8 +19,8 @@ from ...train import TrainConfig, train
 
 def mlp_config(task, d_hidden: int = 256, n_layers: int = 2) -> MLPConfig:
     """An MLP on the concatenated one-hots of ``task``'s strings, one real output."""
-    return MLPConfig(d_model=len(task.vocab), vocab_size=len(task.vocab), n_out=1, max_len=task.seq_len, d_hidden=d_hidden, n_layers=n_layers,
-                     embedding="onehot", readout_bias=True)
+    return MLPConfig(d_model=len(task.vocab), vocab_size=len(task.vocab), n_out=1, max_len=task.seq_len,
+                     d_hidden=d_hidden, n_layers=n_layers, embedding="onehot", readout_bias=True)
 
 
 def unseen_rows(task, train_x: torch.Tensor) -> torch.Tensor:

@@ -74,7 +74,8 @@ FIGURE_14 = Setup(PAPER, "Figure 14", {
 _KNOB_FIELD = {"wildcards": "wildcards |W|", "length": "length k", "m": "templates m"}
 FIGURES_18_20 = {
     knob: Setup(PAPER, f"Figure {number}", {
-        **_APP_B, "learning rate": Stated(NOT_STATED), f"{_KNOB_FIELD[knob]} compared": Stated(values, f"Figure {number}, {_FIGS}"),
+        **_APP_B, "learning rate": Stated(NOT_STATED),
+        f"{_KNOB_FIELD[knob]} compared": Stated(values, f"Figure {number}, {_FIGS}"),
         "other template settings": Stated(NOT_STATED),
         "measure": Stated("samples n needed to reach ≈0 test loss", f"App. B.2, Figure {number}")})
     for number, knob, values in ((18, "wildcards", [2, 3, 4, 5, 6, 7]), (19, "length", [2, 3, 5, 10, 15, 20]),

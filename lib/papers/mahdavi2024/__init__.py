@@ -15,6 +15,11 @@ module                    what
 ``sweeps``                Figures 2-5 as named sweeps at three scales (``SWEEPS``), and at the paper's
                           d = 64, n = 32 on our recipe (``fig3_d64``, ``*_d64``)
 ``readings``              Figures 2-4's readings, each kept only where the data can tell it apart
+``analysis``              the constructions' measurements the first two chapters read
+``trained``               readings of the stored training sweeps (Figures 3-5, the d = 64 runs)
+``setup``                 what the paper states (Figures 2-5, Tables 1 and 3), as data, and our side
+                          read from each stored config (:mod:`lib.paper_setup`)
+``checks``                one check per claim the chapters record (:func:`lib.claims.check`)
 ========================  =====================================================================
 
 Run a sweep: ``python -m lib.papers.mahdavi2024 SCALE [NAME ...]`` (``list`` shows them).

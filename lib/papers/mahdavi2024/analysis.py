@@ -180,7 +180,8 @@ def proposition_3_counts(d: int = 64, n: int = 32, heads=(1, 5, 10, 20, 40)):
         params = mem.paper_param_count(d, H, n, 1, 1) + H * d
         m = params // ((n + 1) * d + 1 + 1)
         rows.append({"H": H, "attention parameters": params, "ReLU hidden units m": m,
-                     "ReLU memorizes at most": int(relu_capacity(n, m)), "attention memorizes at least": mem.rank_bound(H, n)})
+                     "ReLU memorizes at most": int(relu_capacity(n, m)),
+                     "attention memorizes at least": mem.rank_bound(H, n)})
     table = pd.DataFrame(rows)
     table["ReLU / attention"] = table["ReLU memorizes at most"] / table["attention memorizes at least"]
     return table

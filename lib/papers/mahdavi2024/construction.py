@@ -8,8 +8,9 @@ The layer (eqs. 1-6), for a query ``e`` and context ``E`` (rows e_1..e_n):
 
 It is the shared :class:`~lib.models.AttentionModel` with vector inputs (identity embedding,
 no positions), one layer, ``combine="project"``, unscaled softmax scores, the query at
-position 0 masked from itself and read out there (:func:`model_config`). :func:`check_theorem_1` builds the weights for a dataset and reports every
-property the proof promises; the tests and the chapter both call it.
+position 0 masked from itself and read out there (:func:`model_config`). :func:`check_theorem_1`
+builds the weights for a dataset and reports every property the proof promises; the tests and the
+chapter both call it.
 
 The proof (Appendix B) in two steps, both implemented here in float64:
 

@@ -43,8 +43,8 @@ def saturation_readings(saturated, free_head, *, free: float = 0.95, many: float
                         majority: float = 0.5) -> tuple[bool, bool, bool]:
     """Figure 3 (Appendix H) read on the trained points, given per point the share of (head,
     example) pairs that are saturated and the share of examples with a non-saturated head; returns
-    ``(free_head, many, majority)``: ``free_head`` (at least ``free`` of the examples keep such a head at every point), ``many``
-    (at least ``many`` of the pairs saturated at every point) and ``majority`` (at least
+    ``(free_head, many, majority)``: ``free_head`` (at least ``free`` of the examples keep such a
+    head at every point), ``many`` (at least ``many`` of the pairs saturated at every point) and ``majority`` (at least
     ``majority`` at every point: the paper's "most")."""
     saturated, free_head = np.asarray(saturated, dtype=float), np.asarray(free_head, dtype=float)
     return bool((free_head >= free).all()), bool((saturated >= many).all()), bool((saturated >= majority).all())

@@ -17,5 +17,11 @@ module              what
                     gradient descent on Eq. (1)'s own model class
 ``readings``        how the chapters read a sweep: seed means, the rate of lowest training
                     loss, valid counts, spectra, the ends of positional paths
+``analysis``        the chapters' analyses: exact counts of D_32, the closed-form tables, the
+                    closed form on the trained models' tests, the Boolean worked examples
+``figures``         the chapters' figures, from stored results and ``analysis``
+``setup``           what the paper states about each trained experiment, as data, and our side
+                    read from each stored config (:mod:`lib.paper_setup`)
+``checks``          one check per claim the chapters record (:func:`lib.claims.check`)
 ==================  =====================================================================
 """

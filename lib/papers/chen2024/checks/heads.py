@@ -99,7 +99,8 @@ def figure_7_last_heads(by_k):
     k, one, many = speed.columns.max(), "[1, 1, 1]", f"[1, 1, {2 * l7}]"
     return _several_k(by_k, "Figure 7 (last-layer heads)", "a single head in the last layer learns faster than "
                       "several (k=4)", "[.., 1] fastest at k=4",
-                      f"mean accuracy over training at k={k}: {one} {speed.loc[one, k]:.2f}, {many} {speed.loc[many, k]:.2f}",
+                      f"mean accuracy over training at k={k}: {one} {speed.loc[one, k]:.2f}, "
+                      f"{many} {speed.loc[many, k]:.2f}",
                       speed.loc[one, k] >= speed.loc[many, k])
 
 

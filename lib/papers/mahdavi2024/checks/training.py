@@ -12,7 +12,8 @@ from .... import claims
 from .. import comparison as compare
 from .. import readings, setup, trained
 
-__all__ = ["official_rebuilt", "official_gap", "figure_2a", "figure_2b", "figure_2c", "official_trend_row", "figure_2_official",
+__all__ = ["official_rebuilt", "official_gap", "figure_2a", "figure_2b", "figure_2c", "official_trend_row",
+           "figure_2_official",
            "figure_3", "figure_3_d64", "trained_capacity", "figure_4", "figure_2a_d64", "figure_4_d64", "figure_5"]
 
 
