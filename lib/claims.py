@@ -1,11 +1,15 @@
 """The book's report card: every claim a chapter checks, with a verdict computed from the check.
 
-A chapter calls :func:`record` once per claim (a theorem, figure or table it reproduces).
-The verdict is never typed in: it follows from the check's own outcome,
+Each claim a chapter checks (a theorem, figure or table it reproduces) is computed by one
+function of ``lib/papers/<key>/checks.py``, which returns a :class:`Check` built by :func:`check`;
+the chapter records it in one line through a :class:`Recorder`. The verdict is never typed in: it
+follows from the check's own outcome and from the computed difference between the setup its
+evidence ran with and the paper's (:mod:`lib.paper_setup`),
 
-* ``reproduced``      the check passed in the paper's own setting;
-* ``substituted``     the check passed, in a stated substitute setting (other data, smaller scale of a
-                      different kind, a model trained here instead of a pretrained one);
+* ``reproduced``      the check passed in the paper's own setting (no difference it may depend on);
+* ``substituted``     the check passed, in a setting that differs from the paper's in fields it may
+                      depend on (smaller sizes, another optimiser, other data, a model trained here
+                      instead of a pretrained one), each named by the difference;
 * ``partly``          the check failed but its weaker form (``partly=True``) held;
 * ``not reproduced``  the check failed.
 
@@ -14,9 +18,9 @@ The verdict is never typed in: it follows from the check's own outcome,
 1. *Reproduced* needs the paper's setting, or a setting the claim does not depend on: an exact
    construction checked on a whole task, or on every size tried, is reproduced; a trained
    result at reduced sizes, a CPU budget, other data or another optimiser is not.
-2. Anything that the claim may depend on and that differs from the paper is named
-   (``reduced=`` for sizes and budgets, which falls away at the paper scale; ``substitute=`` for
-   the rest), so a passing check under it is *substituted*.
+2. Anything that the claim may depend on and that differs from the paper is computed field by
+   field from the stored config against the paper's setup (``lib/papers/<key>/setup.py``), so a
+   passing check under it is *substituted*; a field shown not to matter is kept with its reason.
 3. The check asserts the paper's whole statement. Where the evidence supports only part of it
    (a mechanism kept in part, one trend of two, the claim under our optimiser but not the
    paper's), the full check fails and the part that held is the ``partly`` form.
@@ -209,12 +213,13 @@ def check(*, paper: str, ref: str, label: str, statement: str, paper_value, ours
                  function=function)
 
 
-def verdict(passed: bool, partly: bool = False, substitute: str | None = None, substituted: bool = False) -> str:
+def verdict(passed: bool, partly: bool = False, substituted: bool = False) -> str:
     """The verdict that a check's outcome implies (see the module docstring)."""
     passed = validate.boolean("claims.verdict", "passed", passed)
     partly = validate.boolean("claims.verdict", "partly", partly)
+    substituted = validate.boolean("claims.verdict", "substituted", substituted)
     if passed:
-        return "substituted" if substitute or substituted else "reproduced"
+        return "substituted" if substituted else "reproduced"
     return "partly" if partly else "not reproduced"
 
 
@@ -231,10 +236,11 @@ def _path(chapter: str, scale: str) -> Path:
 
 
 def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: bool, chapter: str, label: str,
-           partly: bool = False, substitute: str | None = None, note: str = "", scale: str | None = None) -> Claim:
-    """Record (or update) one claim and return it; prints a one-line report.
+           partly: bool = False, note: str = "", scale: str | None = None) -> Claim:
+    """Record (or update) one claim with no evidence or setup and return it (the store's low
+    level: chapters record a :class:`Check` through a :class:`Recorder`).
 
-    ``passed`` must be the outcome of the assertion the chapter makes, computed from data.
+    ``passed`` must be the outcome of an assertion computed from data.
     """
     if paper not in PAPERS:
         raise ValueError(f"claims.record: unknown paper {paper!r}; known: {', '.join(PAPERS)}")
@@ -244,15 +250,11 @@ def record(*, paper: str, ref: str, statement: str, paper_value, ours, passed: b
     for name, value in (("ref", ref), ("statement", statement), ("chapter", chapter), ("label", label)):
         if not isinstance(value, str) or not value.strip():
             validate.fail("claims.record", name, "a non-empty string", value, validate.ArgumentTypeError)
-    if substitute is not None and (not isinstance(substitute, str) or not substitute.strip()):
-        validate.fail("claims.record", "substitute", "None or a non-empty string naming the substitution", substitute,
-                      validate.ArgumentTypeError)
     for name, value in (("paper_value", paper_value), ("ours", ours)):
         _check_reported(name, value)
     scale = _scale.validate(scale) if scale is not None else _scale.current()
     claim = Claim(paper=paper, ref=ref, statement=statement, paper_value=str(paper_value), ours=str(ours),
-                  verdict=verdict(passed, partly, substitute), scale=scale, chapter=chapter, label=label,
-                  note="; ".join(x for x in (f"substitute: {substitute}" if substitute else "", note) if x))
+                  verdict=verdict(passed, partly), scale=scale, chapter=chapter, label=label, note=note)
     return _store(claim)
 
 
@@ -339,21 +341,11 @@ def _read_claims(path: Path) -> list[dict]:
 
 
 class Recorder:
-    """:func:`record` bound to one paper, chapter and scale (default: the current one):
-    ``record = Recorder("chen2024", CHAPTER)``, then ``record(ref=..., label=..., statement=...,
-    paper_value=..., ours=..., passed=...)``; ``scale=`` on a call overrides the scale for that
-    claim (a claim whose evidence was loaded at another scale).
-
-    ``reduced="..."`` names a substitution that holds only below the paper's scale (reduced
-    sizes, a CPU budget): it applies unless the evidence, ``result`` (a
-    :class:`lib.results.Result`) or else the current scale, is at the ``paper`` scale.
-    ``substitute="..."`` applies at every scale (other data, a model trained here, another
-    optimiser); given both, the substitute always stands and the sizes join it below the paper
-    scale, so a run at the paper's sizes under another optimiser is still *substituted*. ``paper="course"``
-    on a call records the course's own finding from a paper's chapter (rule 5 of the module
-    docstring). Returns nothing, so a notebook cell that ends with a record prints only the
-    one-line report.
-    """
+    """Records :class:`Check` objects for one paper's chapter at one scale (default: the current
+    one): ``record = Recorder("chen2024", CHAPTER)``, then ``record(checks.figure_2a(fig2))``. A
+    claim's scale is the largest scale of its evidence (a check that read no stored result: the
+    recorder's). Returns nothing, so a notebook cell that ends with a record shows only the
+    verdict box."""
 
     def __init__(self, paper: str, chapter: str, scale: str | None = None):
         if paper not in PAPERS:
@@ -361,28 +353,11 @@ class Recorder:
         self.paper, self.chapter = paper, chapter
         self.scale = _scale.validate(scale) if scale is not None else _scale.current()
 
-    def __call__(self, check: Check | None = None, /, **keywords) -> None:
-        """Record ``check`` (a :class:`Check` from the paper's ``checks`` module), or, for a
-        chapter not yet moved to checks, the keyword form of :func:`record`."""
-        if check is not None:
-            if keywords:
-                raise TypeError("claims.Recorder: give a Check, or keywords, not both")
-            if not isinstance(check, Check):
-                validate.fail("claims.Recorder", "check", "a claims.Check (from lib/papers/<key>/checks.py)", check,
-                              validate.ArgumentTypeError)
-            _store(claim_of(check, self.chapter, self.scale))
-            return
-        self._record(**keywords)
-
-    def _record(self, *, ref: str, label: str, statement: str, paper_value, ours, passed: bool,
-                partly: bool = False, substitute: str | None = None, reduced: str | None = None, result=None,
-                note: str = "", scale: str | None = None, paper: str | None = None) -> None:
-        scale = _scale.validate(scale) if scale is not None else self.scale
-        if reduced:
-            evidence = result.scale if result is not None else scale
-            substitute = "; ".join(x for x in (reduced if evidence != "paper" else None, substitute) if x) or None
-        record(paper=paper or self.paper, ref=ref, statement=statement, paper_value=paper_value, ours=ours, passed=passed,
-               chapter=self.chapter, label=label, partly=partly, substitute=substitute, note=note, scale=scale)
+    def __call__(self, check: Check) -> None:
+        if not isinstance(check, Check):
+            validate.fail("claims.Recorder", "check", "a claims.Check (from lib/papers/<key>/checks.py)", check,
+                          validate.ArgumentTypeError)
+        _store(claim_of(check, self.chapter, self.scale))
 
 
 def rederive(chapter: str, scale: str, checks: list[Check], directory: Path | None = None) -> list[str]:

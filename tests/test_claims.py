@@ -5,9 +5,9 @@ from lib import claims
 
 def test_verdict_follows_the_check():
     assert claims.verdict(True) == "reproduced"
-    assert claims.verdict(True, substitute="digits instead of ImageNet") == "substituted"
+    assert claims.verdict(True, substituted=True) == "substituted"
     assert claims.verdict(False, partly=True) == "partly"
-    assert claims.verdict(False, substitute="x") == "not reproduced"
+    assert claims.verdict(False, substituted=True) == "not reproduced"
 
 
 def test_record_and_collect_prefers_the_largest_scale(tmp_path, monkeypatch):
@@ -25,39 +25,11 @@ def test_record_and_collect_prefers_the_largest_scale(tmp_path, monkeypatch):
         claims.record(**{**common, "paper": "nobody"}, ours="", passed=True)
 
 
-def test_recorder_binds_paper_and_chapter_and_drops_reduced_only_at_paper_scale(tmp_path, monkeypatch):
-    monkeypatch.setenv("ABC_DATA", str(tmp_path))
-
-    class Evidence:  # a results.Result stand-in: only its scale matters here
-        def __init__(self, scale):
-            self.scale = scale
-
-    record = claims.Recorder("chen2024", "chapters/x", scale="default")
-    common = dict(statement="s", paper_value="p", ours="o", passed=True, label="x")
-    assert record(ref="A", reduced="reduced sizes", result=Evidence("default"), **common) is None
-    record(ref="B", reduced="reduced sizes", result=Evidence("paper"), **common)
-    record(ref="C", substitute="digits instead of ImageNet", result=Evidence("paper"), **common)
-    got = {c.ref: c for c in claims.collect()}
-    assert (got["A"].verdict, got["A"].note) == ("substituted", "substitute: reduced sizes")
-    assert (got["B"].verdict, got["B"].note) == ("reproduced", "")
-    assert got["C"].verdict == "substituted" and got["A"].chapter == "chapters/x" and got["A"].paper == "chen2024"
-    assert got["A"].scale == "default"
-    record(ref="E", scale="paper", **common)  # evidence loaded at another scale
-    assert {c.ref: c for c in claims.collect()}["E"].scale == "paper"
-    # another optimiser stays a substitute at the paper's sizes; the sizes join it only below them
-    record(ref="D", reduced="reduced sizes", substitute="Adam, not the paper's SGD", result=Evidence("paper"), **common)
-    record(ref="F", reduced="reduced sizes", substitute="Adam, not the paper's SGD", result=Evidence("default"), **common)
-    got = {c.ref: c for c in claims.collect()}
-    assert (got["D"].verdict, got["D"].note) == ("substituted", "substitute: Adam, not the paper's SGD")
-    assert got["F"].note == "substitute: reduced sizes; Adam, not the paper's SGD"
-    with pytest.raises(ValueError, match="unknown paper"):
-        claims.Recorder("nobody", "chapters/x")
-
-
 def test_report_card_table_puts_a_text_badge_first_and_links_each_claim(tmp_path, monkeypatch):
     monkeypatch.setenv("ABC_DATA", str(tmp_path))
     record = claims.Recorder("chen2024", "chapters/x", scale="default")
-    record(ref="Theorem 2", label="l2", statement="s | with a bar", paper_value="p", ours="o", passed=False)
+    record(claims.check(paper="chen2024", ref="Theorem 2", label="l2", statement="s | with a bar", paper_value="p",
+                        ours="o", passed=False))
     table = claims.table_markdown(claims.collect())
     rows = table.split("\n* - ")
     assert rows[0].startswith("```{list-table}") and rows[1].startswith("verdict")
@@ -68,10 +40,10 @@ def test_report_card_table_puts_a_text_badge_first_and_links_each_claim(tmp_path
 def test_an_update_keeps_its_place_so_the_card_follows_the_chapter(tmp_path, monkeypatch):
     monkeypatch.setenv("ABC_DATA", str(tmp_path))
     record = claims.Recorder("chen2024", "chapters/x", scale="default")
-    common = dict(statement="s", paper_value="p", ours="o", label="x")
+    common = dict(paper="chen2024", statement="s", paper_value="p", ours="o", label="x")
     for ref in ("Theorem 5", "Figure 2a", "Theorem 1"):
-        record(ref=ref, passed=True, **common)
-    record(ref="Figure 2a", passed=False, **common)  # re-running one cell
+        record(claims.check(ref=ref, passed=True, **common))
+    record(claims.check(ref="Figure 2a", passed=False, **common))  # re-running one cell
     assert [c.ref for c in claims.collect()] == ["Theorem 5", "Figure 2a", "Theorem 1"]
 
 

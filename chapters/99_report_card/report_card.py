@@ -21,12 +21,14 @@
 # (report-card)=
 # # Report card
 #
-# Every claim the book checks, gathered from all chapters. The verdict is computed from the
-# chapter's own check, never typed in:
+# Every claim the book checks, gathered from all chapters. Each is computed by one function of
+# `lib/papers/<key>/checks.py` from stored results (or the constructions themselves), never typed
+# in, and carries its evidence: the stored results it read, with their code hash, commit and date.
 #
 # - {bdg-success}`reproduced`: the check passed in the paper's setting;
-# - {bdg-primary}`substituted`: the check passed in a stated substitute setting (other data, a
-#   model trained here instead of a pretrained one, sizes reduced for a CPU);
+# - {bdg-primary}`substituted`: the check passed in a setting that differs from the paper's
+#   (sizes reduced for a CPU, another optimiser, other data, a model trained here instead of a
+#   pretrained one), each difference computed from the stored config against the paper's setup;
 # - {bdg-warning}`partly`: the check failed, but its stated weaker form held;
 # - {bdg-danger}`not reproduced`: the check failed.
 #
@@ -35,8 +37,8 @@
 # 1. *Reproduced* needs the paper's setting, or a setting the claim does not depend on (an exact
 #    construction checked on a whole task is reproduced; a trained result at reduced sizes, with
 #    other data or another optimiser is not).
-# 2. Whatever the claim may depend on and differs from the paper is named, so a passing check
-#    under it is *substituted*.
+# 2. Whatever the claim may depend on and differs from the paper is computed field by field (the
+#    last table of this page), so a passing check under it is *substituted*.
 # 3. The check asserts the paper's whole statement; where the evidence supports only part of it
 #    (a mechanism kept in part, the claim under our optimiser but not the paper's), the verdict
 #    is *partly*.
