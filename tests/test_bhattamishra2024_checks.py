@@ -7,11 +7,10 @@ The constructions chapter's tables are recomputed here at its default sizes (The
 random-address models reach width 16,395), so that test takes about three minutes; the others
 take seconds.
 """
-import pytest
-import torch
 
+import checks_support
+from checks_support import notebook_threads, pick  # noqa: F401 (an autouse fixture: two threads, as the notebooks)
 from lib import claims
-from lib import scale as _scale
 from lib.papers.bhattamishra2024 import analysis, checks, setup
 from lib.results import Result, paper_sweeps
 
@@ -19,26 +18,12 @@ SWEEPS = paper_sweeps("bhattamishra2024")
 DEFAULT = "default"
 
 
-def pick(smoke, default, paper):  # the chapters' sizes at the default scale
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=DEFAULT)
-
-
 def stored(name: str, scale: str = DEFAULT) -> Result:
-    result = SWEEPS[name].load(scale)
-    assert result is not None, f"data/bhattamishra2024_{name}.{scale}.json is missing"
-    return result
+    return checks_support.stored("bhattamishra2024", name, scale)
 
 
 def chapter(name: str) -> str:
     return f"chapters/03_separations/{name}"
-
-
-@pytest.fixture(autouse=True)
-def single_threaded():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)  # as lib.setup_notebook does on a CPU
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_training_chapter():
@@ -81,8 +66,7 @@ def test_constructions_chapter():
 
 
 def _at_paper_scale(name: str) -> Result:
-    config, grid = SWEEPS[name].define("paper")
-    return Result(name=SWEEPS[name].name, scale="paper", provenance={"config": config}, grid=grid)
+    return checks_support.at_paper_scale("bhattamishra2024", name)
 
 
 def test_every_trained_setup_compares_with_the_paper_at_the_paper_scale():

@@ -13,10 +13,10 @@ import math
 import os
 
 import pytest
-import torch
 
+import checks_support
+from checks_support import notebook_threads, pick  # noqa: F401 (an autouse fixture: two threads, as the notebooks)
 from lib import claims
-from lib import scale as _scale
 from lib.papers.boixadsera2024 import analysis, checks, copying, setup
 from lib.papers.boixadsera2024 import kernel as K
 from lib.results import Result, paper_sweeps
@@ -28,22 +28,8 @@ PART = "chapters/04_symbols/"
 SLOW = os.environ.get("ABC_SLOW_TESTS") == "1"
 
 
-def pick(smoke, default, paper):  # the chapters' sizes at the default scale
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=DEFAULT)
-
-
 def stored(name: str) -> Result:
-    result = SWEEPS[name].load(DEFAULT)
-    assert result is not None, f"data/boixadsera2024_{name}.{DEFAULT}.json is missing"
-    return result
-
-
-@pytest.fixture(autouse=True)
-def two_threads():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)  # as lib.setup_notebook does on a CPU
-    yield
-    torch.set_num_threads(threads)
+    return checks_support.stored("boixadsera2024", name)
 
 
 def rederive(chapter: str, found: list, slow_refs: tuple = ()) -> None:
@@ -161,8 +147,7 @@ PAPER_SCALE = {
 def test_paper_scale_difference(name):
     """The paper-scale config of every trained sweep a claim reads, set against the paper's setup,
     printed field by field."""
-    config, grid = SWEEPS[name].define("paper")
-    result = Result(name=f"boixadsera2024_{name}", scale="paper", provenance={"config": config}, grid=grid)
+    result = checks_support.at_paper_scale("boixadsera2024", name)
     for paper_setup, ours in PAPER_SCALE[name]:
         differences = paper_setup.difference(ours(result))
         print(f"{name} at the paper scale against {paper_setup.ref}:", "; ".join(map(str, differences)) or "none")

@@ -7,11 +7,10 @@ The chapters' own computations (the softmax temperature scans, the small float64
 Theorems 2 and 4, Figure 3's two trainings) are redone here, so this file takes a few minutes.
 """
 import numpy as np
-import pytest
-import torch
 
+import checks_support
+from checks_support import notebook_threads, pick  # noqa: F401 (an autouse fixture: two threads, as the notebooks)
 from lib import claims
-from lib import scale as _scale
 from lib.papers.chen2024 import checks, limits, setup
 from lib.papers.chen2024 import softmax_study as study
 from lib.papers.chen2024.construction_study import printed_against_corrected
@@ -26,26 +25,12 @@ SWEEPS = paper_sweeps("chen2024")
 DEFAULT = "default"
 
 
-def pick(smoke, default, paper):  # the chapters' sizes at the default scale
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=DEFAULT)
-
-
 def stored(name: str, scale: str = DEFAULT) -> Result:
-    result = SWEEPS[name].load(scale)
-    assert result is not None, f"data/chen2024_{name}.{scale}.json is missing"
-    return result
+    return checks_support.stored("chen2024", name, scale)
 
 
 def chapter(name: str) -> str:
     return f"chapters/02_depth/{name}"
-
-
-@pytest.fixture(autouse=True)
-def single_threaded():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)  # as lib.setup_notebook does on a CPU
-    yield
-    torch.set_num_threads(threads)
 
 
 def test_constructions_chapter():
@@ -152,8 +137,7 @@ def test_heads_chapter():
 
 
 def _at_paper_scale(name: str) -> Result:
-    config, grid = SWEEPS[name].define("paper")
-    return Result(name=SWEEPS[name].name, scale="paper", provenance={"config": config}, grid=grid)
+    return checks_support.at_paper_scale("chen2024", name)
 
 
 def test_every_trained_setup_compares_with_the_paper_at_the_paper_scale():

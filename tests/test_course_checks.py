@@ -2,14 +2,10 @@
 and evidence of ``chapters/00_tour`` are what ``lib.papers.course.checks`` computes now at the
 default scale. The course's only trained sweep (``width_length``) backs no claim, so there is no
 paper setup to compare with."""
+from checks_support import pick
 from lib import claims
-from lib import scale as _scale
 from lib.papers.course import checks
 from lib.tasks import IndexLookup
-
-
-def pick(smoke, default, paper):  # the tour's sizes at the default scale
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale="default")
 
 
 def test_tour_chapter():

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 import torch
 
+import checks_support
 from lib import claims
 from lib.papers.mahdavi2024 import analysis, checks, lemmas, setup
 from lib.papers.mahdavi2024 import construction as mem
 from lib.papers.mahdavi2024.data import relu_hard_data
-from lib.results import Result, paper_sweeps
+from lib.results import paper_sweeps
 
 PART = "chapters/01_memorization/"
 
@@ -166,10 +167,9 @@ SETUPS = {"fig2a": setup.FIGURE_2["a"], "fig2b": setup.FIGURE_2["b"], "fig2c": s
 def test_paper_scale_difference(name):
     """The paper-scale config of every trained sweep a claim reads, set against the paper's setup:
     printed field by field (the official recipe still differs in its minibatches)."""
-    config, grid = paper_sweeps("mahdavi2024")[name].define("paper")
-    result = Result(name=f"mahdavi2024_{name}", scale="paper", provenance={"config": config}, grid=grid)
+    result = checks_support.at_paper_scale("mahdavi2024", name)
     differences = SETUPS[name].difference(setup.ours(result))
     print(f"{name} at the paper scale against {SETUPS[name].ref}:", "; ".join(map(str, differences)) or "none")
     assert all(d.field in SETUPS[name].fields for d in differences)
-    if config.get("recipe") == "official":  # the paper scale runs the official recipe at the paper's sizes
+    if result.config.get("recipe") == "official":  # the paper scale runs the official recipe at the paper's sizes
         assert "minibatches" in {d.field for d in differences}

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 
+import checks_support
 from lib import claims
 from lib.papers.richard2024 import analysis, checks, figures, setup, sweeps
 from lib.papers.richard2024 import closed_form as cf
@@ -65,8 +66,7 @@ def test_boolean_simplification_rederives():
 
 
 def _paper(name: str) -> Result:
-    config, grid = sweeps.SWEEPS[name].define("paper")
-    return Result(name=sweeps.SWEEPS[name].name, scale="paper", provenance={"config": config}, grid=grid)
+    return checks_support.at_paper_scale("richard2024", name)
 
 
 #: every trained claim's setup, with the function that reads its fields from a result
