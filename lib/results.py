@@ -814,7 +814,7 @@ def compare(stored, new, prefix: bool = False, tolerance: Tolerance | None = Non
         if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
             out.outcome, out.where = "differs", f"{path}: stored {a!r}, now {b!r}"
             return
-        if _same(a, b, prefix, path) is None:
+        if _equal_leaves(a, b):
             return
         bound = tolerance.bound(key, a, b) if tolerance is not None else None
         if bound is not None and math.isfinite(a) and math.isfinite(b):
@@ -925,32 +925,20 @@ def find_sweep(name: str) -> Sweep:
 
 
 def _same(stored, new, prefix: bool, path: str = "") -> str | None:
-    """Where ``new`` differs from ``stored`` (None if nowhere). Keys holding wall times are
-    skipped and NaN equals NaN; with ``prefix``, a list of numbers (a series over training steps)
-    may be a prefix of the stored one (the first steps)."""
-    if isinstance(stored, dict) and isinstance(new, dict):
-        keys = {k for k in set(stored) | set(new) if "wall_s" not in k}
-        for k in sorted(keys):
-            if k not in stored or k not in new:
-                return f"{path}/{k}: only in {'the stored' if k in stored else 'the new'} result"
-            where = _same(stored[k], new[k], prefix, f"{path}/{k}")
-            if where:
-                return where
-        return None
-    if isinstance(stored, list) and isinstance(new, list):
-        innermost = all(not isinstance(v, (list, dict)) for v in stored + new)  # a series over steps
-        if len(new) != len(stored) and not (prefix and innermost and 0 < len(new) < len(stored)):
-            return f"{path}: {len(new)} entries, stored {len(stored)}"
-        for i, (a, b) in enumerate(zip(stored, new)):
-            where = _same(a, b, prefix, f"{path}[{i}]")
-            if where:
-                return where
-        return None
-    def missing(v):  # NaN, or the null that a declared non-finite metric is stored as
+    """Where ``new`` differs from ``stored`` at all (None if nowhere): :func:`compare` with no
+    tolerance. Keys holding wall times are skipped and NaN equals NaN; with ``prefix``, a list of
+    numbers (a series over training steps) may be a prefix of the stored one (the first steps)."""
+    got = compare(stored, new, prefix)
+    return None if got.outcome == "identical" else (f"{path}{got.where}" if path else got.where)
+
+
+def _equal_leaves(a, b) -> bool:
+    """Two stored numbers or texts agree: equal, or both missing (NaN, or the null a declared
+    non-finite metric is stored as)."""
+    def missing(v):
         return v is None or (isinstance(v, float) and v != v)
 
-    both_nan = missing(stored) and missing(new)
-    return None if stored == new or both_nan else f"{path}: stored {stored!r}, now {new!r}"
+    return a == b or (missing(a) and missing(b))
 
 
 def _cheap_part(result: Result, sweep: Sweep) -> tuple[list[list[dict]], int | None]:
