@@ -16,8 +16,11 @@ so the message points at the user's own call and not at a helper deep in the sta
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
+import os
 from typing import Iterable
 
 import numpy as np
@@ -28,6 +31,12 @@ MAX_ELEMENTS = 2**31
 #: the largest single size an argument may ask for (a width, a vocabulary, a length); a bigger one
 #: would not fit in memory once multiplied by anything else
 MAX_COUNT = 10**6
+#: the largest seed: torch's and numpy's generators take 64-bit seeds
+MAX_SEED = 2**63 - 1
+#: the most memory one call may ask for before it allocates, in bytes, unless raised with
+#: :func:`memory_cap` or the environment variable ``ABC_MEMORY_CAP_GB``
+DEFAULT_MEMORY_CAP = 16 * 2**30
+_MEMORY_CAP = contextvars.ContextVar("memory_cap", default=None)
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -161,3 +170,54 @@ def size(owner: str, name: str, count: int, limit: int = MAX_ELEMENTS) -> int:
         raise ValueError(f"{owner}: {name} would hold {count:,} elements, more than the {limit:,} "
                          "this library materialises at once; use smaller sizes")
     return count
+
+
+def seed(owner: str, name: str, value) -> int:
+    """A seed: an integer in ``[0, 2**63 - 1]``, the range both torch's and numpy's generators take."""
+    return integer(owner, name, value, 0, MAX_SEED)
+
+
+def current_memory_cap() -> int:
+    """The memory cap in bytes: the innermost :func:`memory_cap` block's, else ``ABC_MEMORY_CAP_GB``
+    from the environment, else :data:`DEFAULT_MEMORY_CAP` (16 GiB)."""
+    cap = _MEMORY_CAP.get()
+    if cap is not None:
+        return cap
+    text = os.environ.get("ABC_MEMORY_CAP_GB")
+    if text is None:
+        return DEFAULT_MEMORY_CAP
+    try:
+        gib = float(text)
+    except ValueError:
+        gib = float("nan")
+    if not (math.isfinite(gib) and gib > 0):
+        raise ValueError(f"ABC_MEMORY_CAP_GB must be a positive number of GiB, got {text!r}")
+    return int(gib * 2**30)
+
+
+@contextlib.contextmanager
+def memory_cap(gib: float):
+    """Within this block, calls may ask for up to ``gib`` GiB (instead of 16 GiB): raise it
+    explicitly for a run that needs more and has it."""
+    gib = real("memory_cap", "gib", gib, above=0)
+    token = _MEMORY_CAP.set(int(gib * 2**30))
+    try:
+        yield
+    finally:
+        _MEMORY_CAP.reset(token)
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**30:,.1f} GiB" if n_bytes >= 2**27 else f"{n_bytes / 2**20:,.1f} MiB"
+
+
+def memory(owner: str, what: str, n_bytes: float) -> float:
+    """Refuse, before anything is allocated, a call that would need ``n_bytes`` for ``what`` (e.g.
+    "the parameters, gradients and Adam moments (3.2e12 numbers)") beyond the memory cap; the
+    message says how much, why, and how to raise the cap."""
+    cap = current_memory_cap()
+    if not n_bytes <= cap:
+        raise ValueError(f"{owner}: {what} would need {_gib(n_bytes)}, more than the memory cap of {_gib(cap)}; "
+                         "use smaller sizes, or raise the cap explicitly with lib.validate.memory_cap(gib) "
+                         "or ABC_MEMORY_CAP_GB")
+    return n_bytes
