@@ -138,9 +138,11 @@ record(theorem_11)
 # (sep-thm12)=
 # ## Theorem 12: one layer needs linear size for equality; Lemma 5: two layers escape every split
 #
-# Equality's communication matrix over the halves is the identity of size $2^{N/2}$, and
-# disjointness's is full rank too (Facts 1 and 2): both need $N/2$ bits whichever way Alice and
-# Bob talk. With Theorem 4 this bounds a one-layer transformer, $3mH(p + \log N) \ge N/2$
+# Equality's communication matrix over the halves is the identity of size $2^{N/2}$ (Fact 2), so
+# it needs $N/2$ bits whichever way Alice and Bob talk. The table's DISJ column is the matrix of
+# "the halves intersect", $1 - \mathrm{DISJ}$: its rank is $2^{N/2} - 1$, one short of full because
+# the empty set's row is zero, and $\log_2(2^{N/2} - 1)$ still rounds up to $N/2$ bits (Fact 1
+# states full rank for DISJ itself, the complement with the all-ones matrix added). With Theorem 4 this bounds a one-layer transformer, $3mH(p + \log N) \ge N/2$
 # (Theorem 12). A two-layer transformer is not bound this way. Lemma 5: for *every* balanced
 # partition there is a 2-layer transformer of width $O(\log N)$ that compares Alice's positions
 # with Bob's, $[x_{S_A} \ne x_{S_B}]$, which needs $N/2$ bits across that very partition; so no
