@@ -11,6 +11,10 @@ evidence ran with and the paper's (:mod:`lib.paper_setup`),
                       depend on (smaller sizes, another optimiser, other data, a model trained here
                       instead of a pretrained one), each named by the difference;
 * ``partly``          the check failed but its weaker form (``partly=True``) held;
+* ``inconclusive``    the data cannot decide (``inconclusive=True``): the intervals over seeds
+                      overlap, the test does not reject, fewer than two seeds, or both arms of a
+                      comparison sit at a floor or a ceiling (:mod:`lib.stats`); it never counts
+                      as reproduced;
 * ``not reproduced``  the check failed.
 
 **The rule every chapter follows when it states a check** (issue 17):
@@ -25,7 +29,8 @@ evidence ran with and the paper's (:mod:`lib.paper_setup`),
    (a mechanism kept in part, one trend of two, the claim under our optimiser but not the
    paper's), the full check fails and the part that held is the ``partly`` form.
 4. A check that cannot tell the claim from its negation (both models at chance, one curve of
-   a few points) is not evidence: it is left out of the check, and the claim says so.
+   a few points, a difference inside the spread between seeds) is not evidence: the verdict is
+   *inconclusive*, and the claim says why.
 5. The course's own findings (an overestimate of a test, constructions the paper does not
    claim) are recorded under ``paper="course"``, never under a paper's name.
 
@@ -47,7 +52,7 @@ from . import scale as _scale
 from . import validate
 from .results import _jsonable, data_dir
 
-VERDICTS = ("reproduced", "substituted", "partly", "not reproduced")
+VERDICTS = ("reproduced", "substituted", "partly", "inconclusive", "not reproduced")
 PAPERS = {
     "mahdavi2024": "Memorization capacity of multi-head attention (Mahdavi, Liao & Thrampoulidis)",
     "chen2024": "What can transformers learn with varying depth? (Chen & Zou)",
@@ -155,6 +160,7 @@ class Check:
     differences: tuple = ()
     note: str = ""
     function: str = ""
+    inconclusive: bool = False
 
     @property
     def substituted(self) -> bool:
@@ -163,7 +169,7 @@ class Check:
 
     @property
     def verdict(self) -> str:
-        return verdict(self.passed, self.partly, substituted=self.substituted)
+        return verdict(self.passed, self.partly, substituted=self.substituted, inconclusive=self.inconclusive)
 
     @property
     def scale(self) -> str | None:
@@ -173,18 +179,23 @@ class Check:
 
 
 def check(*, paper: str, ref: str, label: str, statement: str, paper_value, ours, passed: bool, partly: bool = False,
-          results=(), setup=None, config=None, irrelevant=None, note: str = "") -> Check:
+          inconclusive: bool = False, results=(), setup=None, config=None, irrelevant=None, note: str = "") -> Check:
     """A :class:`Check` with its evidence and its difference from the paper computed, never typed:
     ``results`` are the stored results the check read; ``setup`` (a
     :class:`lib.paper_setup.Setup`) and ``config`` (the same fields, read from what the results
     ran with) give the difference; ``irrelevant`` names fields the check is shown not to depend
-    on, with the reason. The caller's qualified name is kept, so a claim names its check."""
+    on, with the reason. ``inconclusive=True`` says the data cannot decide (then ``passed`` must be
+    False: a claim the data cannot decide is not reproduced). The caller's qualified name is kept,
+    so a claim names its check."""
     import inspect
 
     if paper not in PAPERS:
         raise ValueError(f"claims.check: unknown paper {paper!r}; known: {', '.join(PAPERS)}")
     passed = validate.boolean("claims.check", "passed", passed)
     partly = validate.boolean("claims.check", "partly", partly)
+    inconclusive = validate.boolean("claims.check", "inconclusive", inconclusive)
+    if passed and inconclusive:
+        raise ValueError("claims.check: passed=True with inconclusive=True: a claim the data cannot decide has not passed")
     for name, value in (("ref", ref), ("statement", statement), ("label", label)):
         if not isinstance(value, str) or not value.strip():
             validate.fail("claims.check", name, "a non-empty string", value, validate.ArgumentTypeError)
@@ -210,16 +221,21 @@ def check(*, paper: str, ref: str, label: str, statement: str, paper_value, ours
                  passed=passed, partly=partly, evidence=tuple(Evidence.of(r) for r in results),
                  setup=f"{setup.paper} {setup.ref}" if setup is not None else "",
                  differences=setup.difference(config, irrelevant) if setup is not None else (), note=note,
-                 function=function)
+                 function=function, inconclusive=inconclusive)
 
 
-def verdict(passed: bool, partly: bool = False, substituted: bool = False) -> str:
+def verdict(passed: bool, partly: bool = False, substituted: bool = False, inconclusive: bool = False) -> str:
     """The verdict that a check's outcome implies (see the module docstring)."""
     passed = validate.boolean("claims.verdict", "passed", passed)
     partly = validate.boolean("claims.verdict", "partly", partly)
     substituted = validate.boolean("claims.verdict", "substituted", substituted)
+    inconclusive = validate.boolean("claims.verdict", "inconclusive", inconclusive)
+    if passed and inconclusive:
+        raise ValueError("claims.verdict: passed and inconclusive cannot both be True")
     if passed:
         return "substituted" if substituted else "reproduced"
+    if inconclusive:
+        return "inconclusive"
     return "partly" if partly else "not reproduced"
 
 
@@ -277,7 +293,8 @@ def _store(claim: Claim) -> Claim:
     return claim
 
 
-_BOX = {"reproduced": "tip", "substituted": "note", "partly": "warning", "not reproduced": "danger"}
+_BOX = {"reproduced": "tip", "substituted": "note", "partly": "warning", "inconclusive": "seealso",
+        "not reproduced": "danger"}
 
 
 def verdict_box(claim: Claim) -> str:
@@ -493,7 +510,8 @@ def summary_markdown(claims: list[Claim]) -> str:
     return "\n".join(lines)
 
 
-BADGES = {"reproduced": "success", "substituted": "primary", "partly": "warning", "not reproduced": "danger"}
+BADGES = {"reproduced": "success", "substituted": "primary", "partly": "warning", "inconclusive": "secondary",
+          "not reproduced": "danger"}
 
 
 def badge(verdict: str) -> str:

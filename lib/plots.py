@@ -15,7 +15,8 @@ import seaborn as sns
 PALETTE = "colorblind"
 PAGE_WIDTH = 6.8  # inches: at the style's 100 dpi a figure this wide fills the article column (680 px)
 FONT_PT = 9.5  # the smallest type in a figure, in points at page width
-VERDICT_COLORS = {"reproduced": "#1a7f37", "substituted": "#0969da", "partly": "#bf8700", "not reproduced": "#cf222e"}
+VERDICT_COLORS = {"reproduced": "#1a7f37", "substituted": "#0969da", "partly": "#bf8700", "inconclusive": "#6e7781",
+                  "not reproduced": "#cf222e"}
 
 
 def use_style() -> None:

@@ -172,3 +172,18 @@ def test_a_recorded_check_rederives_and_goes_stale_when_its_evidence_changes(tmp
         record("Figure 9")
     box = claims.verdict_box(stored)
     assert box.startswith("```{admonition} Figure 9: reproduced") and ":class: tip" in box
+
+
+def test_inconclusive_is_a_verdict_that_never_counts_as_reproduced():
+    assert claims.verdict(False, inconclusive=True) == "inconclusive"
+    assert claims.verdict(False, partly=True, inconclusive=True) == "inconclusive"
+    assert claims.verdict(False, substituted=True, inconclusive=True) == "inconclusive"
+    with pytest.raises(ValueError, match="inconclusive"):
+        claims.verdict(True, inconclusive=True)
+    common = dict(paper="course", ref="Figure 9", label="x", statement="s", paper_value="a", ours="b")
+    assert claims.check(**common, passed=False, inconclusive=True).verdict == "inconclusive"
+    with pytest.raises(ValueError, match="cannot decide"):
+        claims.check(**common, passed=True, inconclusive=True)
+    assert "inconclusive" in claims.VERDICTS and claims.BADGES["inconclusive"] and claims._BOX["inconclusive"]
+    from lib import plots
+    assert list(plots.VERDICT_COLORS) == list(claims.VERDICTS)

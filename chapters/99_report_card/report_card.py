@@ -30,6 +30,8 @@
 #   (sizes reduced for a CPU, another optimiser, other data, a model trained here instead of a
 #   pretrained one), each difference computed from the stored config against the paper's setup;
 # - {bdg-warning}`partly`: the check failed, but its stated weaker form held;
+# - {bdg-secondary}`inconclusive`: the data cannot decide (the intervals over seeds overlap, too
+#   few seeds, or both arms of a comparison at a floor or a ceiling); never counted as reproduced;
 # - {bdg-danger}`not reproduced`: the check failed.
 #
 # Every chapter states its checks by one rule (written out in `lib.claims`):
@@ -42,8 +44,9 @@
 # 3. The check asserts the paper's whole statement; where the evidence supports only part of it
 #    (a mechanism kept in part, the claim under our optimiser but not the paper's), the verdict
 #    is *partly*.
-# 4. A check that cannot tell the claim from its negation (every model at chance) is not
-#    evidence, and the claim says so.
+# 4. A check that cannot tell the claim from its negation (every model at chance, a difference
+#    inside the spread between seeds) is not evidence: the verdict is *inconclusive*, and the
+#    claim says why (`lib.stats` decides by intervals over seeds and scipy's tests).
 # 5. The course's own findings are listed under the course, never under a paper.
 #
 # The summary counts the verdicts per part and how many of the paper's numbered items

@@ -1,0 +1,102 @@
+"""lib.stats: intervals over seeds and decisions that can say "inconclusive"."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lib import stats
+
+
+def test_mean_interval_is_students_t():
+    values = [0.80, 0.84, 0.86, 0.82, 0.88]
+    got = stats.mean_interval(values)
+    sem = np.std(values, ddof=1) / math.sqrt(5)
+    assert got.mean == pytest.approx(0.84)
+    assert got.high - got.mean == pytest.approx(2.7764451 * sem, rel=1e-6)  # t_{0.975, 4}
+    assert got.n == 5 and got.defined
+
+
+def test_one_seed_has_no_interval_and_decides_nothing():
+    one = stats.mean_interval([0.9])
+    assert not one.defined and "no interval" in str(one)
+    assert stats.compare([0.9], [0.1, 0.2, 0.15]) == "inconclusive"
+    assert stats.separated(one, stats.mean_interval([0.1, 0.12])) == "inconclusive"
+
+
+def test_wilson_interval_against_its_formula():
+    k, n, z = 99, 250, 1.959963984540054
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    got = stats.proportion_interval(k, n)
+    assert (got.low, got.high) == pytest.approx((centre - half, centre + half), abs=1e-9)
+
+
+def test_compare_decides_clear_differences_and_not_noise():
+    rng = np.random.default_rng(0)
+    assert stats.compare(0.9 + 0.01 * rng.standard_normal(5), 0.5 + 0.01 * rng.standard_normal(5)) == "greater"
+    assert stats.compare(0.5 + 0.01 * rng.standard_normal(5), 0.9 + 0.01 * rng.standard_normal(5)) == "less"
+    # the abstract-symbols case of issue 32: two seeds 0.70 and 0.88 against a 0.05 difference
+    assert stats.compare([0.70, 0.88], [0.75, 0.83]) == "inconclusive"
+
+
+def test_both_arms_at_a_floor_or_ceiling_are_inconclusive():
+    assert stats.compare([1.0, 1.0, 0.999], [1.0, 0.995, 1.0], ceiling=1.0) == "inconclusive"
+    assert stats.compare([0.25, 0.26, 0.25], [0.25, 0.25, 0.24], floor=0.25) == "inconclusive"
+    # one arm at the ceiling and one well below is a difference
+    assert stats.compare([1.0, 1.0, 1.0], [0.6, 0.62, 0.58], ceiling=1.0) == "greater"
+
+
+def test_trend():
+    xs = [10, 20, 40, 80]
+    down = [[0.95, 0.93], [0.8, 0.78], [0.6, 0.63], [0.4, 0.42]]
+    assert stats.trend(xs, down) == "decreasing"
+    assert stats.trend(xs, [v[::-1] for v in down[::-1]]) == "increasing"
+    rng = np.random.default_rng(1)
+    assert stats.trend(xs, [list(0.5 + 0.01 * rng.standard_normal(2)) for _ in xs]) == "inconclusive"
+    assert stats.trend(xs, [[0.9], [0.5], [0.4], [0.1]]) == "inconclusive"  # one seed
+
+
+def test_samples_to_reach_interpolates_in_log_n():
+    ns = [100, 1000, 10000]
+    got = stats.samples_to_reach(ns, [[0.2, 0.6, 1.0], [0.2, 1.0, 1.0]], threshold=0.8)
+    assert got.per_seed[0] == pytest.approx(10 ** 3.5)  # halfway between 0.6 and 1.0 in log n
+    assert got.per_seed[1] == pytest.approx(10 ** (2 + 0.75))
+    assert got.all_reached and got.interval.defined
+    never = stats.samples_to_reach(ns, [[0.1, 0.2, 0.3], [0.1, 0.1, 0.2]], threshold=0.8)
+    assert never.reached == 0 and math.isinf(never.per_seed[0])
+    assert stats.fewer_samples(got, never) == "less"
+
+
+def test_fewer_samples_needs_separated_intervals():
+    ns = [16, 64, 256, 1024, 4096]
+    fast = stats.samples_to_reach(ns, [[0.1, 0.9, 1, 1, 1], [0.1, 0.95, 1, 1, 1], [0.2, 0.92, 1, 1, 1]], 0.8)
+    slow = stats.samples_to_reach(ns, [[0, 0.1, 0.3, 0.9, 1], [0, 0.1, 0.2, 0.85, 1], [0, 0.2, 0.3, 0.95, 1]], 0.8)
+    assert stats.fewer_samples(fast, slow) == "less" and stats.fewer_samples(slow, fast) == "greater"
+    noisy = stats.samples_to_reach(ns, [[0.1, 0.9, 1, 1, 1], [0, 0.1, 0.3, 0.9, 1]], 0.8)
+    assert stats.fewer_samples(noisy, slow) == "inconclusive"
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.floats(0, 1), min_size=2, max_size=12), level=st.floats(0.5, 0.99))
+def test_interval_contains_the_mean_and_widens_with_the_level(values, level):
+    narrow, wide = stats.mean_interval(values, level), stats.mean_interval(values, min(level + 0.005, 0.995))
+    assert narrow.low <= narrow.mean <= narrow.high
+    assert wide.low <= narrow.low + 1e-12 and wide.high >= narrow.high - 1e-12
+
+
+@pytest.mark.parametrize("call", [
+    lambda: stats.mean_interval([]),
+    lambda: stats.mean_interval([0.5, float("nan")]),
+    lambda: stats.mean_interval([0.5, 0.6], level=1.5),
+    lambda: stats.proportion_interval(5, 3),
+    lambda: stats.compare([0.1, 0.2], [0.3], saturated=-1),
+    lambda: stats.trend([1, 2, 3], [[0.1, 0.2]]),
+    lambda: stats.samples_to_reach([10, 5], [[0.1, 0.2]], 0.5),
+    lambda: stats.samples_to_reach([10, 20], [[0.1, 0.2, 0.3]], 0.5),
+])
+def test_bad_input_is_named(call):
+    with pytest.raises(ValueError, match=r"stats\.\w+: \w+"):
+        call()
