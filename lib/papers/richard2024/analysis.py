@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from ... import validate
+from ...results import Result
 from ...tasks import dyck_words as dw
 from . import closed_form as cf
 
@@ -29,6 +31,9 @@ def d32_counts() -> dict:
 def sampler_uniformity(N: int = 6, count: int = 66_000) -> dict:
     """Both samplers of ``lib.tasks.dyck_words`` over D_2N: distinct words drawn, and the
     chi-square statistic of their counts against the uniform law (one row per sampler)."""
+    N = validate.integer("sampler_uniformity", "N", N, 1, dw.MAX_ENUMERATED)
+    count = validate.integer("sampler_uniformity", "count", count, 1, 10**7)
+    validate.memory("sampler_uniformity", f"the draws (count x 2N = {count * 2 * N:.1e} numbers)", 8.0 * count * 2 * N)
     total = dw.catalan(N)
     out = {}
     for name, sample in (("cycle lemma", dw.sample_words(N, count, seed=0)),
@@ -47,6 +52,15 @@ def memorization_table(s, t: int, *, eps=(0.5, 0.3, 0.2), ratios=(10, 20, 100, 2
     paper's and the margin's log bounds, and how many of 5 random prefixes regenerate ``s``."""
     import pandas as pd
 
+    owner = "memorization_table"
+    t = validate.integer(owner, "t", t, 2, 10**5)
+    s = cf._tokens(owner, "s", s, t, min_len=2)
+    for name, values, bound in (("eps", eps, dict(above=0, below=1)), ("ratios", ratios, dict(above=0))):
+        if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray)) or len(values) == 0:
+            validate.fail(owner, name, "a non-empty list of numbers", values,
+                          validate.ArgumentTypeError if not isinstance(values, (list, tuple, np.ndarray)) else ValueError)
+        for i, x in enumerate(values):
+            validate.real(owner, f"{name}[{i}]", x, **bound)
     n = len(s)
     rows = []
     for e in eps:
@@ -68,6 +82,9 @@ def memorization_table(s, t: int, *, eps=(0.5, 0.3, 0.2), ratios=(10, 20, 100, 2
 def exhaustive(N: int, model_words_step: int = 1) -> dict:
     """Theorem 4.1 on every (training word, valid prefix) pair of D_2N: the attractive and the
     repulsive head (numpy) and the library's decoder on every ``model_words_step``-th word."""
+    N = validate.integer("exhaustive", "N", N, 1, dw.MAX_ENUMERATED)
+    model_words_step = validate.integer("exhaustive", "model_words_step", model_words_step, 1)
+    cf._pairs("exhaustive", dw.catalan(N), cf._prefix_count(N))
     words, prefixes = dw.all_words(N), dw.valid_prefixes(N)
     return {"N": N, "attract": cf.exhaustive_check(N, cf.ATTRACTIVE), "repel": cf.exhaustive_check(N, cf.REPULSIVE),
             "on_model": cf.model_check(words[::model_words_step], prefixes),
@@ -82,6 +99,8 @@ def theorem41_at_16(N_small: int, n_deep: int) -> dict:
     count and loss, ``n_deep`` distinct words of depth >= 9 cut at their peak and completed by
     sampling, the deepest context (16 '(') completed 100 times, the repulsive head on the deep
     prefixes; and the largest loss over about 100 words of D_2N_small against its bound."""
+    N_small = validate.integer("theorem41_at_16", "N_small", N_small, 1, dw.MAX_ENUMERATED)
+    n_deep = validate.integer("theorem41_at_16", "n_deep", n_deep, 1, 10**6)
     s16 = dw.from_string(PAPER_WORD_16)
     head = cf.dyck_completer(s16)
     deep_words = dw.distinct(dw.sample_by_depth(16, 4 * n_deep, min_depth=9, seed=0), n_deep)
@@ -104,6 +123,9 @@ def claim53_table(Ns):
     and sampled completions."""
     import pandas as pd
 
+    Ns = validate.integers("claim53_table", "Ns", Ns, minimum=1)
+    for i, N in enumerate(Ns):
+        validate.integer("claim53_table", f"Ns[{i}]", N, 1, dw.MAX_ENUMERATED)
     rows = []
     for N in Ns:
         model = cf.claim53_model(N)
@@ -122,6 +144,8 @@ def closed_form_accuracy(result, word) -> float:
     (its ``N``, ``test_depth`` and ``n_test``, the prompts' seed of the sweeps), sampled."""
     from .training import completion_accuracy, deep_prefixes
 
+    validate.instance("closed_form_accuracy", "result", result, Result)
+    word = cf._dyck_word("closed_form_accuracy", "word", word)
     c = result.config
     prompts = deep_prefixes(c["N"], c["test_depth"], c["n_test"], seed=1)
     return completion_accuracy(cf.dyck_completer(word), prompts, c["N"], seed=3)
@@ -132,6 +156,7 @@ def one_training_word(result) -> np.ndarray:
     form's single training word in the chapter)."""
     from .training import word_set
 
+    validate.instance("one_training_word", "result", result, Result)
     c = result.config
     return word_set(c["N"], 1, max_depth=c["train_depth"], seed=0)[0]
 
@@ -139,6 +164,7 @@ def one_training_word(result) -> np.ndarray:
 def closed_form_counts(result) -> dict:
     """Valid completions, out of the sweep's ``samples``, of each context of the ``completions``
     sweep by the closed form built from its word (Figure 4's closed-form column)."""
+    validate.instance("closed_form_counts", "result", result, Result)
     c = result.config
     head = cf.dyck_completer(dw.from_string(c["word"]))
     return {label: int(dw.is_valid(cf.complete(head, [dw.from_string(text)] * c["samples"], len(c["word"]) // 2,
@@ -161,6 +187,7 @@ def oracle_sample(n: int) -> list[str]:
     """``n // 6`` random expressions for each of k in (1, 5) and q in (1, 3, 6), seeded by (k, q)."""
     from ...tasks import boolean_expressions as bx
 
+    n = validate.integer("oracle_sample", "n", n, 6, 10**6)  # n // 6 per (k, q): fewer than 6 draws nothing
     return [bx.random_expression(k, q, np.random.default_rng(1000 * k + q)) for k in (1, 5) for q in (1, 3, 6)
             for _ in range(n // 6)]
 
@@ -171,6 +198,12 @@ def boolean_stats(n: int, ks=(5, 1), depths=range(1, 7)):
 
     from ...tasks import boolean_expressions as bx
 
+    n = validate.integer("boolean_stats", "n", n, 1, 10**6)
+    ks = validate.integers("boolean_stats", "ks", list(ks) if isinstance(ks, range) else ks, minimum=1)
+    depths = validate.integers("boolean_stats", "depths", list(depths) if isinstance(depths, range) else depths,
+                               minimum=1)
+    for i, q in enumerate(depths):
+        validate.integer("boolean_stats", f"depths[{i}]", q, 1, 16)
     rows = []
     for k in ks:
         for q in depths:

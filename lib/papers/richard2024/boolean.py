@@ -19,11 +19,35 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ... import validate
 from ...models.decoder import generate
 from ...tasks import boolean_expressions as bx
 from ...tasks.base import IGNORE, Batch
 
 PAD, END, EQUALS = bx.VOCAB[bx.PAD], bx.VOCAB["<end>"], bx.VOCAB["="]
+#: the deepest expressions drawn (an expression of depth q has up to 2^q leaves per clause)
+MAX_DEPTH = 16
+#: the most expressions one call draws per set (the paper draws 2 x 10^6 training equations)
+MAX_EXPRESSIONS = 10**7
+
+
+def _model(owner: str, model):
+    if not isinstance(model, torch.nn.Module) or getattr(model, "config", None) is None:
+        raise validate.ArgumentTypeError(f"{owner}: model must be a library model (a torch Module with a config), "
+                                         f"got {type(model).__name__}")
+    return model
+
+
+def _pairs(owner: str, pairs, nonempty: bool = True) -> list:
+    """A list of (LHS, RHS) string pairs."""
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (list, tuple)):
+        validate.fail(owner, "pairs", "a list of (LHS, RHS) string pairs", pairs, validate.ArgumentTypeError)
+    if nonempty and len(pairs) == 0:
+        validate.fail(owner, "pairs", "a non-empty list of (LHS, RHS) pairs", pairs)
+    for i, p in enumerate(pairs):
+        if not (isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(x, str) for x in p)):
+            validate.fail(owner, f"pairs[{i}]", "an (LHS, RHS) pair of strings", p, validate.ArgumentTypeError)
+    return pairs
 
 
 def _draw(k: int, q: int, count: int, seed: int, keep) -> list[tuple[str, str]]:
@@ -46,6 +70,20 @@ def make_data(*, k: int, train_depths, test_depths, n_train: int, n_test: int, n
     right-hand side; ``test[(q, "in")]`` has none either and ``test[(q, "out")]`` only held-out
     ones. ``build`` (default: all of ``train_depths``) names the training sets to draw: one
     point of a sweep needs only its own, and the held-out forms stay those of the whole sweep."""
+    owner = "make_data"
+    validate.integer(owner, "k", k, 1, 64)
+    for name, depths_ in (("train_depths", train_depths), ("test_depths", test_depths)):
+        for i, q in enumerate(validate.integers(owner, name, list(depths_) if isinstance(depths_, (set, frozenset))
+                                                else depths_, minimum=0)):
+            validate.integer(owner, f"{name}[{i}]", q, 0, MAX_DEPTH)
+    validate.integer(owner, "n_train", n_train, 1, MAX_EXPRESSIONS)
+    validate.integer(owner, "n_test", n_test, 1, MAX_EXPRESSIONS)
+    validate.integer(owner, "n_held_out", n_held_out, 1, MAX_EXPRESSIONS)
+    validate.integer(owner, "pool_per_depth", pool_per_depth, 1, MAX_EXPRESSIONS)
+    validate.seed(owner, "seed", seed)
+    if build is not None:
+        validate.integers(owner, "build", list(build) if isinstance(build, (set, frozenset)) else build,
+                          minimum=0, nonempty=False)
     build = list(train_depths) if build is None else list(build)
     if not set(build) <= set(train_depths):
         raise ValueError(f"make_data: build={build} must be among train_depths={list(train_depths)}")
@@ -67,6 +105,8 @@ def encode(pairs, context: int) -> Batch:
     short. Inputs ``window[:-1]``, targets ``window[1:]``, with
     :data:`~lib.tasks.base.IGNORE` everywhere but on right-hand sides and ``<end>`` (the loss
     on the answer only: a stated difference from the paper, which learns faster on a CPU)."""
+    _pairs("encode", pairs)
+    context = validate.integer("encode", "context", context, 2, validate.MAX_COUNT)
     equations = [bx.VOCAB.encode(bx.equation(lhs, rhs)).numpy() for lhs, rhs in pairs]
     if not equations:
         raise ValueError("encode: no equations")
@@ -89,6 +129,7 @@ def encode(pairs, context: int) -> Batch:
 
 def prompt(lhs: str) -> np.ndarray:
     """``<start> LHS =`` as token ids: what the model completes."""
+    validate.instance("prompt", "lhs", lhs, str)
     return bx.VOCAB.encode(["<start>", *bx.tokenize(lhs), "="]).numpy()
 
 
@@ -98,6 +139,13 @@ def complete(model, lhs_list, max_new: int = 128, batch_size: int = 256) -> list
     is not stated; greedy is the deterministic choice). Prompts are batched by length, so a
     batch runs only as many steps as its answers need; ``max_new`` (capped by the context) is
     room for the longest simplified form of any function of four variables (95 tokens)."""
+    _model("complete", model)
+    if isinstance(lhs_list, (str, bytes)) or not isinstance(lhs_list, (list, tuple)):
+        validate.fail("complete", "lhs_list", "a list of expressions (strings)", lhs_list, validate.ArgumentTypeError)
+    for i, lhs in enumerate(lhs_list):
+        validate.instance("complete", f"lhs_list[{i}]", lhs, str)
+    max_new = validate.integer("complete", "max_new", max_new, 1, validate.MAX_COUNT)
+    batch_size = validate.integer("complete", "batch_size", batch_size, 1, validate.MAX_COUNT)
     prompts = [prompt(lhs) for lhs in lhs_list]
     order = np.argsort([len(p) for p in prompts], kind="stable")
     out: list[list[str]] = [[] for _ in prompts]
@@ -114,6 +162,9 @@ def complete(model, lhs_list, max_new: int = 128, batch_size: int = 256) -> list
 
 def accuracy(model, pairs, max_new: int = 128) -> float:
     """The share of ``pairs`` whose greedy answer is correct by the paper's criterion."""
+    _model("accuracy", model)
+    _pairs("accuracy", pairs)
+    validate.integer("accuracy", "max_new", max_new, 1, validate.MAX_COUNT)
     answers = complete(model, [lhs for lhs, _ in pairs], max_new)
     return float(np.mean([bx.is_correct(a, lhs, rhs) for a, (lhs, rhs) in zip(answers, pairs)]))
 
@@ -121,4 +172,5 @@ def accuracy(model, pairs, max_new: int = 128) -> float:
 def constant_baselines(pairs) -> dict[str, float]:
     """Accuracy of answering ``true`` to everything, and ``false``: a model that only knows the
     commonest answers scores this much without simplifying anything."""
+    _pairs("constant_baselines", pairs)
     return {c: float(np.mean([rhs == c for _, rhs in pairs])) for c in ("true", "false")}

@@ -28,23 +28,162 @@ import math
 import numpy as np
 import torch
 
+from ... import validate
 from ...models import build_model
 from ...models.decoder import eq1_config, generate
 from ...tasks import dyck_words
 
 ATTRACTIVE, REPULSIVE = -0.5, 0.5
 DYCK_EMBEDDING = np.array([[1.0], [-1.0]])  # '(' -> +1, ')' -> -1 (Theorem 4.1), d = 1
+#: the most (training word, prefix) pairs :func:`exhaustive_check` and :func:`model_check` run through
+#: (D_16 with every valid prefix is 1430 x 6916 = 9.9e6 pairs; D_20 would be 1.5e9, hours of numpy)
+MAX_PAIRS = 10**9
+
+
+# ----------------------------------------------------------------------------- argument checks
+def _token_array(owner: str, name: str, value, ndim: int = 1) -> np.ndarray:
+    """An integer array (list, array or tensor) with ``ndim`` axes, as int64; floats, bools and
+    strings are refused (``np.asarray(..., int64)`` would truncate 0.7 to 0 without a word)."""
+    if isinstance(value, (str, bytes)) or value is None or isinstance(value, (bool, np.bool_)):
+        validate.fail(owner, name, "an array of integer token ids", value, validate.ArgumentTypeError)
+    try:
+        raw = np.asarray(value.detach().cpu() if hasattr(value, "detach") else value)
+    except (TypeError, ValueError):
+        raise validate.ArgumentTypeError(f"{owner}: {name} must be an array of integer token ids, "
+                                         f"got {type(value).__name__}") from None
+    if raw.size == 0 and raw.ndim == ndim:
+        return raw.astype(np.int64)
+    if raw.dtype.kind not in "iu":
+        validate.fail(owner, name, "an array of integer token ids", value, validate.ArgumentTypeError)
+    if raw.ndim != ndim:
+        validate.fail(owner, name, f"an array of token ids with {ndim} axes", f"shape {raw.shape}")
+    return raw.astype(np.int64)
+
+
+def _tokens(owner: str, name: str, value, t: int, min_len: int = 1) -> np.ndarray:
+    """A 1-d sequence of at least ``min_len`` token ids in ``[0, t)``."""
+    s = _token_array(owner, name, value)
+    if len(s) < min_len:
+        validate.fail(owner, name, f"a sequence of at least {min_len} token ids", f"{len(s)} tokens")
+    if len(s) and (s.min() < 0 or s.max() >= t):
+        validate.fail(owner, name, f"token ids in [0, {t - 1}]", f"ids from {s.min()} to {s.max()}")
+    return s
+
+
+def _dyck_word(owner: str, name: str, value) -> np.ndarray:
+    """A word of D_2N: tokens 0 '(' and 1 ')' only, no height below 0, final height 0, N >= 1."""
+    s = _token_array(owner, name, value)
+    if len(s) < 2 or len(s) % 2 or ((s != dyck_words.OPEN) & (s != dyck_words.CLOSE)).any() \
+            or not dyck_words.is_valid(s):
+        shown = dyck_words.to_string(s) if len(s) and np.isin(s, (0, 1)).all() else s.tolist()
+        validate.fail(owner, name, "a non-empty Dyck word (tokens 0 '(' and 1 ')', balanced)", shown)
+    return s
+
+
+def _dyck_words(owner: str, name: str, value) -> np.ndarray:
+    """A non-empty ``(m, 2N)`` array whose every row is a word of D_2N."""
+    words = _token_array(owner, name, value, ndim=2)
+    if words.shape[0] == 0 or words.shape[1] < 2 or words.shape[1] % 2:
+        validate.fail(owner, name, "a non-empty (m, 2N) array of Dyck words, N >= 1", f"shape {words.shape}")
+    binary = ((words == dyck_words.OPEN) | (words == dyck_words.CLOSE)).all(1)
+    bad = np.nonzero(~binary)[0]
+    if not len(bad):
+        bad = np.nonzero(~dyck_words.is_valid(words))[0]
+    if len(bad):
+        row = words[bad[0]]
+        shown = dyck_words.to_string(row) if np.isin(row, (0, 1)).all() else row.tolist()
+        validate.fail(owner, f"{name}[{bad[0]}]", "a Dyck word (tokens 0 '(' and 1 ')', balanced)", shown)
+    return words
+
+
+def _dyck_prefix(owner: str, name: str, value, N: int) -> np.ndarray:
+    """A non-empty prefix of a word of D_2N: tokens 0 and 1, no height below 0, at most 2N tokens,
+    and a height no more than the tokens left (so it can still close)."""
+    z = _token_array(owner, name, value)
+    if not 1 <= len(z) <= 2 * N:
+        validate.fail(owner, name, f"a prefix of 1 to {2 * N} tokens (2N)", f"{len(z)} tokens")
+    if not np.isin(z, (dyck_words.OPEN, dyck_words.CLOSE)).all():
+        validate.fail(owner, name, "tokens 0 '(' and 1 ')'", z.tolist())
+    h = dyck_words.heights(z)
+    if h.min() < 0 or h[-1] > 2 * N - len(z):
+        validate.fail(owner, name, f"a prefix of a word of D_{2 * N} (no height below 0, closable in 2N tokens)",
+                      dyck_words.to_string(z))
+    return z
+
+
+def _dyck_prefixes(owner: str, name: str, value, N: int) -> list[np.ndarray]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, np.ndarray)):
+        validate.fail(owner, name, "a list of Dyck prefixes (1-d integer arrays)", value, validate.ArgumentTypeError)
+    if len(value) == 0:
+        validate.fail(owner, name, "a non-empty list of Dyck prefixes", value)
+    return [_dyck_prefix(owner, f"{name}[{i}]", p, N) for i, p in enumerate(value)]
+
+
+def _gamma(owner: str, gamma) -> float:
+    """gamma of Eq. (4) as Theorem 4.1 and Sec. 3.2 use it: finite and non-zero (its sign picks the
+    attractive or repulsive head; at 0 the context carries no information about the next token)."""
+    gamma = validate.real(owner, "gamma", gamma)
+    if gamma == 0:
+        validate.fail(owner, "gamma", "a finite non-zero number (its sign picks attractive or repulsive)", gamma)
+    return gamma
+
+
+def _value(owner: str, v) -> float:
+    """The value scale v: finite and non-zero (at 0 every logit is 0 and the greedy choice is a tie)."""
+    v = validate.real(owner, "v", v)
+    if v == 0:
+        validate.fail(owner, "v", "a finite non-zero number", v)
+    return v
+
+
+def _model(owner: str, model):
+    from ...models.decoder import DecoderModel
+
+    return validate.instance(owner, "model", model, DecoderModel)
+
+
+def _vocab(model) -> int:
+    return int(model.config.vocab_size)
+
+
+def _prefix_count(N: int) -> int:
+    """The number of distinct non-empty prefixes of words of D_2N (what :func:`valid_prefixes`
+    lists), by counting paths that stay >= 0 and can still close: O(N^2), nothing listed."""
+    n, total = 2 * N, 0
+    paths = {0: 1}
+    for r in range(1, n + 1):
+        nxt: dict[int, int] = {}
+        for h, c in paths.items():
+            for g in (h + 1, h - 1):
+                if 0 <= g <= n - r:
+                    nxt[g] = nxt.get(g, 0) + c
+        paths = nxt
+        total += sum(paths.values())
+    return total
+
+
+def _pairs(owner: str, words: int, prefixes: int) -> None:
+    if words * prefixes > MAX_PAIRS:
+        raise ValueError(f"{owner}: {words:,} words x {prefixes:,} prefixes = {words * prefixes:,.0f} pairs, more "
+                         f"than the {MAX_PAIRS:,} this check runs through (hours of work); use a smaller N or pass "
+                         "fewer words or prefixes")
 
 
 # ----------------------------------------------------------------------------- Eq. (4), Eq. (1)
+def _embedding_args(owner: str, s, gamma, E):
+    """``s`` (at least 2 ids below ``t``), a finite ``gamma`` and a finite ``(t, d)`` ``E``."""
+    E = validate.array(owner, "E", E, ndim=2)
+    if E.shape[0] < 1 or E.shape[1] < 1:
+        validate.fail(owner, "E", "a (t, d) array with t, d >= 1", f"shape {E.shape}")
+    s = _tokens(owner, "s", s, E.shape[0], min_len=2)
+    return s, validate.real(owner, "gamma", gamma), E
+
+
 def positional_embedding(s, gamma: float, E) -> np.ndarray:
     """Eq. (4): ``B_1 = -E_{s_1} + gamma E_{s_2}``, ``B_i = -(1 + gamma) E_{s_i} + gamma E_{s_{i+1}}``
     for ``i >= 2``; ``B_n`` takes ``E_{s_{n+1}} = 0`` (it never predicts). ``E`` is ``(t, d)``;
     with ``E = I_t`` this is Eq. (6)'s ``R``. Returns ``(n, d)``."""
-    s = np.asarray(s, dtype=np.int64)
-    E = np.asarray(E, dtype=np.float64)
-    if s.ndim != 1 or len(s) < 2:
-        raise ValueError(f"positional_embedding: s must be a sequence of at least 2 token ids, got shape {s.shape}")
+    s, gamma, E = _embedding_args("positional_embedding", s, gamma, E)
     Es = E[s]
     following = np.concatenate([Es[1:], np.zeros_like(Es[:1])])
     B = -(1.0 + gamma) * Es + gamma * following
@@ -55,8 +194,7 @@ def positional_embedding(s, gamma: float, E) -> np.ndarray:
 def telescoping_error(s, gamma: float, E) -> float:
     """The largest entry of ``|sum_{i<=r}(E_{s_i} + B_i) - gamma E_{s_{r+1}}|`` over r = 1 .. n - 1:
     zero up to rounding for every ``E`` (the identity behind every result of the paper)."""
-    s = np.asarray(s, dtype=np.int64)
-    E = np.asarray(E, dtype=np.float64)
+    s, gamma, E = _embedding_args("telescoping_error", s, gamma, E)
     context = np.cumsum(E[s] + positional_embedding(s, gamma, E), axis=0)[:-1]
     return float(np.abs(context - gamma * E[s[1:]]).max())
 
@@ -64,7 +202,18 @@ def telescoping_error(s, gamma: float, E) -> float:
 def eq1_model(E, B, v: float, *, positions: bool = True):
     """The model of Eq. (1) with token embedding ``E`` ``(t, d)``, positional embedding ``B``
     ``(n, d)`` (or none) and value ``V = v I``, as a float64 :class:`~lib.models.DecoderModel`."""
-    E = np.asarray(E, dtype=np.float64)
+    owner = "eq1_model"
+    E = validate.array(owner, "E", E, ndim=2)
+    if E.shape[0] < 1 or E.shape[1] < 1:
+        validate.fail(owner, "E", "a (t, d) array with t, d >= 1", f"shape {E.shape}")
+    v = validate.real(owner, "v", v)
+    positions = validate.boolean(owner, "positions", positions)
+    if positions:
+        B = validate.array(owner, "B", B, ndim=2)
+        if B.shape[0] < 1 or B.shape[1] != E.shape[1]:
+            validate.fail(owner, "B", f"an (n, d) array with n >= 1 and d = {E.shape[1]} (E's width)", f"shape {B.shape}")
+    else:
+        B = validate.integer(owner, "B (the context length, without positions)", B, 1, validate.MAX_COUNT)
     t, d = E.shape
     n = len(B) if positions else int(B)  # without positions, B is the context length
     config = eq1_config(t, n, d, positions="learned" if positions else "none")
@@ -79,6 +228,7 @@ def construction_size(model) -> int:
     """The weights of an Eq. (1) model: ``E`` (t d), ``B`` (n d) and the scalar ``v`` (the 2N + 3
     of Theorem 4.1 for the Dyck completer; the unused query/key weights of uniform attention are
     not counted)."""
+    _model("construction_size", model)
     size = model.get_weight("W_E").numel() + 1
     if model.config.positions != "none":
         size += model.get_weight("W_pos").numel()
@@ -87,16 +237,28 @@ def construction_size(model) -> int:
 
 def next_token_logits(model, s) -> np.ndarray:
     """Logits of every next token given each prefix of ``s``: ``(len(s), t)`` (float64)."""
+    _model("next_token_logits", model)
+    s = _tokens("next_token_logits", "s", s, _vocab(model))
+    if len(s) > model.config.max_len:
+        validate.fail("next_token_logits", "s", f"at most {model.config.max_len} tokens (the model's context)", len(s))
     with torch.no_grad():
-        x = torch.as_tensor(np.asarray(s, dtype=np.int64)[None])
+        x = torch.as_tensor(s[None])
         return model(x)[0].double().numpy()
+
+
+def _loss_args(owner: str, model, s) -> np.ndarray:
+    _model(owner, model)
+    s = _tokens(owner, "s", s, _vocab(model), min_len=2)
+    if len(s) > model.config.max_len:
+        validate.fail(owner, "s", f"at most {model.config.max_len} tokens (the model's context)", len(s))
+    return s
 
 
 def sequence_loss(model, s) -> float:
     """Eq. (2) for one sequence: ``sum_{r=1}^{n-1} -log P(s_{r+1} | s_{:r})``, computed as
     ``log(1 + sum_j exp(-(gap_j)))`` from the logit gaps, so losses far below the float
     resolution of the logits (1e-100 and smaller) keep their value."""
-    s = np.asarray(s, dtype=np.int64)
+    s = _loss_args("sequence_loss", model, s)
     logits = next_token_logits(model, s)[:-1]
     target = logits[np.arange(len(s) - 1), s[1:]]
     gaps = target[:, None] - logits
@@ -106,7 +268,7 @@ def sequence_loss(model, s) -> float:
 
 def log_sequence_loss(model, s) -> float:
     """``log`` of :func:`sequence_loss`, exact where the loss underflows (``vgamma/n`` of hundreds)."""
-    s = np.asarray(s, dtype=np.int64)
+    s = _loss_args("log_sequence_loss", model, s)
     logits = next_token_logits(model, s)[:-1]
     target = logits[np.arange(len(s) - 1), s[1:]]
     gaps = target[:, None] - logits
@@ -122,20 +284,29 @@ def log_sequence_loss(model, s) -> float:
 # ----------------------------------------------------------------------------- Lemma 5.1, Theorem 3.1
 def jl_dimension(n: int, eps: float) -> int:
     """Theorem 3.1's width ``d >= 4 ln n / (eps^2/2 - eps^3/3)`` (Dasgupta & Gupta's JL bound)."""
-    if not 0 < eps < 1:
-        raise ValueError(f"jl_dimension: eps must lie in (0, 1), got {eps!r}")
+    n = validate.integer("jl_dimension", "n", n, 2, validate.MAX_SEED)
+    eps = validate.real("jl_dimension", "eps", eps, above=0, below=1)
     return math.ceil(4 * math.log(n) / (eps**2 / 2 - eps**3 / 3))
 
 
 def jl_embedding(t: int, d: int, seed: int = 0) -> np.ndarray:
     """A Gaussian random projection of the one-hot tokens: ``E = G / sqrt(d)``, ``G`` i.i.d. N(0, 1)."""
+    t = validate.integer("jl_embedding", "t", t, 1, validate.MAX_COUNT)
+    d = validate.integer("jl_embedding", "d", d, 1, validate.MAX_COUNT)
+    seed = validate.seed("jl_embedding", "seed", seed)
+    validate.memory("jl_embedding", f"the embedding (t x d = {t * d:.1e} numbers)", 8.0 * t * d)
     return np.random.default_rng(seed).standard_normal((t, d)) / math.sqrt(d)
 
 
 def margin(E) -> float:
     """``min_a (|E_a|^2 - max_{j != a} <E_a, E_j>)``: how far each token's own logit beats the others
     when the context vector is ``E_a`` (1 for one-hot embeddings, ``>= 1 - 3 eps`` under JL)."""
-    G = np.asarray(E, dtype=np.float64) @ np.asarray(E, dtype=np.float64).T
+    E = validate.array("margin", "E", E, ndim=2)
+    if E.shape[0] < 2 or E.shape[1] < 1:
+        validate.fail("margin", "E", "a (t, d) array with t >= 2 tokens (the margin compares tokens) and d >= 1",
+                      f"shape {E.shape}")
+    validate.memory("margin", f"the Gram matrix (t x t = {E.shape[0] ** 2:.1e} numbers)", 8.0 * E.shape[0] ** 2)
+    G = E @ E.T
     own = np.diag(G).copy()
     np.fill_diagonal(G, -np.inf)
     return float((own - G.max(1)).min())
@@ -144,6 +315,11 @@ def margin(E) -> float:
 def theorem31_bounds(n: int, t: int, vgamma: float, eps: float) -> dict:
     """Theorem 3.1 as stated: failure probability ``<= n t exp(-vgamma/n + 2 eps)`` and loss
     ``<= 2 n^2 t exp(-vgamma/n + 2 eps)``, returned as logs (they underflow)."""
+    owner = "theorem31_bounds"
+    n = validate.integer(owner, "n", n, 1, validate.MAX_SEED)
+    t = validate.integer(owner, "t", t, 1, validate.MAX_SEED)
+    vgamma = validate.real(owner, "vgamma", vgamma)
+    eps = validate.real(owner, "eps", eps, above=0, below=1)
     log_fail = math.log(n * t) - vgamma / n + 2 * eps
     return {"log_failure": log_fail, "log_loss": math.log(2 * n) + log_fail}
 
@@ -152,13 +328,25 @@ def margin_bound(n: int, t: int, vgamma: float, m: float) -> float:
     """``log`` of a bound that holds: each of the n - 1 predictions has every wrong logit at least
     ``(vgamma / r) m >= (vgamma / n) m`` below the right one, so the loss and the failure
     probability are both ``<= (n - 1)(t - 1) exp(-(vgamma / n) m)``."""
+    owner = "margin_bound"
+    n = validate.integer(owner, "n", n, 2, validate.MAX_SEED)
+    t = validate.integer(owner, "t", t, 2, validate.MAX_SEED)
+    vgamma = validate.real(owner, "vgamma", vgamma, minimum=0)
+    m = validate.real(owner, "m", m, above=0)
     return math.log((n - 1) * (t - 1)) - vgamma / n * m
 
 
 def lemma51_probability(t: int, vgamma: float, r: int) -> float:
     """Lemma 5.1: with one-hot ``E`` the r-th prediction is right with probability
     ``1 / (1 + (t - 1) exp(-vgamma / r))``."""
-    return 1.0 / (1.0 + (t - 1) * math.exp(-vgamma / r))
+    owner = "lemma51_probability"
+    t = validate.integer(owner, "t", t, 1, validate.MAX_SEED)
+    vgamma = validate.real(owner, "vgamma", vgamma)
+    r = validate.integer(owner, "r", r, 1, validate.MAX_SEED)
+    exponent = -vgamma / r
+    if exponent > 700:  # exp overflows: the probability is below 1e-304 (0.0 in float64)
+        return 0.0
+    return 1.0 / (1.0 + (t - 1) * math.exp(exponent))
 
 
 def stability_factor(gamma=None):
@@ -167,6 +355,8 @@ def stability_factor(gamma=None):
     display drops a 1/r). With ``gamma`` given, the simplified expression in ``r``."""
     import sympy
 
+    if gamma is not None:
+        gamma = _gamma("stability_factor", gamma)
     r, g = sympy.symbols("r gamma", positive=True)
     mu = (1 + (r - 1) * g) / (r * g)
     return mu if gamma is None else sympy.simplify(mu.subs(g, sympy.nsimplify(gamma)))
@@ -176,25 +366,26 @@ def stability_factor(gamma=None):
 def dyck_value(N: int, gamma: float) -> float:
     """The value scale of Theorem 4.1: ``|v| = 2N^2 + 1`` with the sign of ``gamma`` (so
     ``v gamma = N^2 + 1/2 > N^2`` at ``gamma = -1/2``, and ``-v > 2N^2``)."""
+    N = validate.integer("dyck_value", "N", N, 1, validate.MAX_COUNT)
+    gamma = _gamma("dyck_value", gamma)
     return math.copysign(2 * N**2 + 1, gamma)
 
 
 def dyck_completer(s, gamma: float = ATTRACTIVE, v: float | None = None):
     """Theorem 4.1's model for the training word ``s`` of D_2N: ``E = [1, -1]``, ``B = B(s)`` of
     Eq. (4), ``V = v`` (d = 1): 2N + 3 weights."""
-    s = np.asarray(s, dtype=np.int64)
+    s = _dyck_word("dyck_completer", "s", s)
     N = len(s) // 2
-    if len(s) % 2 or not dyck_words.is_valid(s):
-        raise ValueError(f"dyck_completer: s must be a Dyck word, got {dyck_words.to_string(s)!r}")
-    v = dyck_value(N, gamma) if v is None else v
+    gamma = _gamma("dyck_completer", gamma)
+    v = dyck_value(N, gamma) if v is None else _value("dyck_completer", v)
     return eq1_model(DYCK_EMBEDDING, positional_embedding(s, gamma, DYCK_EMBEDDING), v)
 
 
 def rule_completion(prefix, s) -> np.ndarray:
     """The completion Theorem 4.1's proof predicts for an attractive completer of ``s``: while the
     prefix's height ``Delta_r(z)`` is above ``s``'s, close; below, open; equal, copy ``s_{r+1}``."""
-    s = np.asarray(s, dtype=np.int64)
-    z = list(np.asarray(prefix, dtype=np.int64))
+    s = _dyck_word("rule_completion", "s", s)
+    z = list(_dyck_prefix("rule_completion", "prefix", prefix, len(s) // 2))
     hs = dyck_words.heights(s)
     while len(z) < len(s):
         gap = int(dyck_words.heights(z)[-1]) - int(hs[len(z) - 1])
@@ -204,6 +395,15 @@ def rule_completion(prefix, s) -> np.ndarray:
 
 def padded_prefixes(prefixes: list[np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Prefixes as one ``(m, n)`` array (zeros after each prefix) and their lengths."""
+    n = validate.integer("padded_prefixes", "n", n, 1, validate.MAX_COUNT)
+    if isinstance(prefixes, (str, bytes)) or not isinstance(prefixes, (list, tuple, np.ndarray)):
+        validate.fail("padded_prefixes", "prefixes", "a list of 1-d integer arrays", prefixes,
+                      validate.ArgumentTypeError)
+    prefixes = [_token_array("padded_prefixes", f"prefixes[{i}]", p) for i, p in enumerate(prefixes)]
+    for i, p in enumerate(prefixes):
+        if not 1 <= len(p) <= n:
+            validate.fail("padded_prefixes", f"prefixes[{i}]", f"a prefix of 1 to {n} tokens (n)", f"{len(p)} tokens")
+    validate.memory("padded_prefixes", f"the table (m x n = {len(prefixes) * n:.1e} numbers)", 8.0 * len(prefixes) * n)
     lengths = np.array([len(p) for p in prefixes], dtype=np.int64)
     out = np.zeros((len(prefixes), n), dtype=np.int64)
     for i, p in enumerate(prefixes):
@@ -257,8 +457,19 @@ def exhaustive_check(N: int, gamma: float = ATTRACTIVE, v: float | None = None, 
     * ``min_log_prob``: the smallest log-probability, over all pairs, that *sampled* decoding
       returns this greedy completion (the theorem promises ``>= log(1 - 2N e^{-N})``).
     """
-    v = dyck_value(N, gamma) if v is None else float(v)
-    words = dyck_words.all_words(N) if words is None else np.asarray(words, dtype=np.int64)
+    owner = "exhaustive_check"
+    N = validate.integer(owner, "N", N, 1, dyck_words.MAX_ENUMERATED)
+    gamma = _gamma(owner, gamma)
+    v = dyck_value(N, gamma) if v is None else _value(owner, v)
+    if words is not None:
+        words = _dyck_words(owner, "words", words)
+        if words.shape[1] != 2 * N:
+            validate.fail(owner, "words", f"words of length 2N = {2 * N}", f"shape {words.shape}")
+    if prefixes is not None:
+        prefixes = _dyck_prefixes(owner, "prefixes", prefixes, N)
+    _pairs(owner, dyck_words.catalan(N) if words is None else len(words),
+           _prefix_count(N) if prefixes is None else len(prefixes))
+    words = dyck_words.all_words(N) if words is None else words
     prefixes = dyck_words.valid_prefixes(N) if prefixes is None else prefixes
     table = _prefix_table(prefixes, 2 * N)
     Z0, L, mask, H0 = table
@@ -284,8 +495,11 @@ def model_check(words, prefixes: list[np.ndarray], gamma: float = ATTRACTIVE) ->
     """The loaded :class:`~lib.models.DecoderModel` (:func:`dyck_completer`) for each training word,
     greedy on every prefix: how many completions are invalid, and how many differ from the numpy
     arithmetic of :func:`exhaustive_check` (so the exhaustive count speaks for the real model)."""
-    words = np.asarray(words, dtype=np.int64)
+    words = _dyck_words("model_check", "words", words)
     N = words.shape[1] // 2
+    prefixes = _dyck_prefixes("model_check", "prefixes", prefixes, N)
+    gamma = _gamma("model_check", gamma)
+    _pairs("model_check", len(words), len(prefixes))
     table = _prefix_table(prefixes, 2 * N)
     out = dict(pairs=0, invalid=0, differ_from_numpy=0)
     for s in words:
@@ -300,16 +514,32 @@ def model_check(words, prefixes: list[np.ndarray], gamma: float = ATTRACTIVE) ->
 def completion_bound(N: int) -> float:
     """Theorem 4.1's probability that a completion is valid (or, for a prefix of ``s``, equals ``s``):
     at least ``1 - 2N e^{-N}``."""
+    N = validate.integer("completion_bound", "N", N, 1, validate.MAX_COUNT)
     return 1.0 - 2 * N * math.exp(-N)
 
 
 def loss_bound(N: int) -> float:
     """Theorem 4.1's loss bound ``8 N^2 e^{-N}``."""
+    N = validate.integer("loss_bound", "N", N, 1, validate.MAX_COUNT)
     return 8 * N**2 * math.exp(-N)
 
 
 def complete(model, prefixes, N: int, *, greedy: bool = False, seed: int = 0) -> np.ndarray:
     """Completions of ``prefixes`` into words of length 2N by ``model`` (see :func:`generate`)."""
+    _model("complete", model)
+    N = validate.integer("complete", "N", N, 1, validate.MAX_COUNT)
+    if 2 * N > model.config.max_len:
+        validate.fail("complete", "N", f"at most {model.config.max_len // 2} (the model's context is "
+                      f"{model.config.max_len} tokens)", N)
+    validate.boolean("complete", "greedy", greedy)
+    validate.seed("complete", "seed", seed)
+    if isinstance(prefixes, (str, bytes)) or not isinstance(prefixes, (list, tuple, np.ndarray)):
+        validate.fail("complete", "prefixes", "a list of 1-d integer arrays", prefixes, validate.ArgumentTypeError)
+    if len(prefixes) == 0:
+        validate.fail("complete", "prefixes", "a non-empty list of prefixes", prefixes)
+    t = _vocab(model)
+    for i, p in enumerate(prefixes):
+        _tokens("complete", f"prefixes[{i}]", p, t)
     return generate(model, prefixes, 2 * N, greedy=greedy, seed=seed)
 
 
@@ -318,6 +548,9 @@ def claim53_model(N: int, v: float | None = None):
     """Claim 5.3: no positional embedding, ``E = [1 - 1/(2N + 1), -1]``, uniform attention and
     ``v < -2N^2 (2N + 1)`` (default ``-(2N^2 (2N + 1) + 1)``): three weights. It closes the stack,
     then writes ``()()...``."""
+    N = validate.integer("claim53_model", "N", N, 1, validate.MAX_COUNT)
+    if v is not None:
+        v = validate.real("claim53_model", "v", v, below=-2 * N**2 * (2 * N + 1))
     v = -(2 * N**2 * (2 * N + 1) + 1) if v is None else v
     E = np.array([[1.0 - 1.0 / (2 * N + 1)], [-1.0]])
     return eq1_model(E, 2 * N, v, positions=False)
@@ -328,8 +561,12 @@ def path_picture(s, prefix, gamma: float = ATTRACTIVE, *, greedy: bool = True, s
     """Figure 2's four paths against the position r = 1 .. 2N: the training word's heights
     ``Delta_r(s)``, the cumulative positional embedding ``P_r = -Delta_r(s) + gamma E_{s_{r+1}}``,
     the prefix's heights and the completion's heights (by the loaded model)."""
-    s = np.asarray(s, dtype=np.int64)
+    s = _dyck_word("path_picture", "s", s)
     N = len(s) // 2
+    prefix = _dyck_prefix("path_picture", "prefix", prefix, N)
+    gamma = _gamma("path_picture", gamma)
+    validate.boolean("path_picture", "greedy", greedy)
+    validate.seed("path_picture", "seed", seed)
     model = dyck_completer(s, gamma)
     completion = complete(model, [np.asarray(prefix)], N, greedy=greedy, seed=seed)[0]
     return {"r": np.arange(1, 2 * N + 1), "word": dyck_words.heights(s),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import validate
 from ...results import Result
 from .training import best_lr
 
@@ -24,6 +25,7 @@ def frame(result: Result):
     test accuracy in ``<metric>_by_lr``."""
     import pandas as pd
 
+    validate.instance("frame", "result", result, Result)
     rows = []
     for p in result.points:
         row, value = dict(p["point"]), dict(p["result"])
@@ -51,6 +53,15 @@ def frame(result: Result):
 def valid_count(context: dict) -> int:
     """Of a context's stored sampled completions (``completions``, ``counts``, ``valid``), how
     many are Dyck words."""
+    validate.instance("valid_count", "context", context, dict)
+    for key in ("counts", "valid"):
+        if key not in context:
+            validate.fail("valid_count", "context", "a dict with 'counts' and 'valid'", sorted(context))
+    if len(context["counts"]) != len(context["valid"]):
+        validate.fail("valid_count", "context", "counts and valid of equal lengths",
+                      f"{len(context['counts'])} and {len(context['valid'])}")
+    for i, c in enumerate(context["counts"]):
+        validate.integer("valid_count", f"context['counts'][{i}]", c, 0)
     return int(sum(c for c, ok in zip(context["counts"], context["valid"]) if ok))
 
 
@@ -58,6 +69,7 @@ def spectrum_rows(models: dict) -> list[dict]:
     """For every model, seed and layer of the ``completions`` sweep, the value-output matrix's top
     two singular values' ratio, its effective rank ``(sum s)^2 / sum s^2`` and its eigenvalue of
     largest modulus (Figure 5's "low rank, dominant real negative eigenvalue")."""
+    validate.instance("spectrum_rows", "models", models, dict)
     rows = []
     for name, members in models.items():
         for member in members:
@@ -74,5 +86,10 @@ def end_ratio(curves: np.ndarray) -> float:
     """Figure 7's reading: the mean distance from 0 at which the cumulative positional curves
     (rows of ``curves``) end, over their mean largest excursion; the closed form's ``P_r`` ends
     within 1/2 of 0 after excursions as high as the word is deep."""
-    curves = np.asarray(curves, dtype=np.float64)
+    curves = validate.array("end_ratio", "curves", curves, ndim=2)
+    if curves.shape[0] < 1 or curves.shape[1] < 1:
+        validate.fail("end_ratio", "curves", "a non-empty (curves, positions) array", f"shape {curves.shape}")
+    if not np.abs(curves).max(1).mean() > 0:
+        validate.fail("end_ratio", "curves", "curves with some non-zero value (the ratio divides by their size)",
+                      "all zeros")
     return float(np.abs(curves[:, -1]).mean() / np.abs(curves).max(1).mean())

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import scale as _scale
+from ... import validate
 from ...models import build_model
 from ...models.decoder import eq1_config, generate, gpt_config
 from ...results import Result, Sweep
@@ -189,6 +190,11 @@ def variant_config(variant: str, N: int, d: int, layers: int, heads: int, mlp_ra
     attention and a fixed token embedding E = [u, -u] (the paper's [1...1, -1...-1]: see
     :func:`fixed_embedding`), the rest learned; (4) as (3) with V = I fixed and no MLP; (5) one
     layer, one head, uniform attention, fixed E, learned V, with residual and LayerNorm."""
+    validate.instance("variant_config", "variant", variant, str)
+    validate.integer("variant_config", "N", N, 1, validate.MAX_COUNT)
+    for name, value in (("d", d), ("layers", layers), ("heads", heads)):
+        validate.integer("variant_config", name, value, 1, validate.MAX_COUNT)
+    validate.integer("variant_config", "mlp_ratio", mlp_ratio, 0, validate.MAX_COUNT)
     base = gpt_config(2, 2 * N, d, layers, heads, mlp_ratio=mlp_ratio)
     unused = ("layers.{}.attn.W_Q", "layers.{}.attn.W_K")
     if variant == "full":
@@ -210,6 +216,8 @@ def fixed_embedding(d: int, seed: int = 0) -> np.ndarray:
     """E = [u, -u] for a random Gaussian direction u of norm sqrt(d). The paper's u = (1, ..., 1)
     is invisible behind a centring LayerNorm (LN(x + c 1) = LN(x)), so the token would be lost in
     a pre-LN stack; a random direction is the same construction up to a rotation."""
+    d = validate.integer("fixed_embedding", "d", d, 1, validate.MAX_COUNT)
+    validate.seed("fixed_embedding", "seed", seed)
     u = np.random.default_rng(seed).standard_normal(d)
     u *= np.sqrt(d) / np.linalg.norm(u)
     return np.stack([u, -u])

@@ -15,9 +15,13 @@ App. 5.3), with the shared trainer and the library's decoder.
 """
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 import torch
 
+from ... import validate
 from ...models.decoder import generate
 from ...tasks import dyck_words
 from ...tasks.base import Batch
@@ -25,6 +29,36 @@ from ...train import TrainConfig, train
 
 #: nanoGPT's optimiser (AdamW, betas 0.9/0.95, weight decay 0.1, warm-up then cosine, clip 1)
 RECIPE = dict(optimizer="adamw", betas=(0.9, 0.95), weight_decay=0.1, schedule="warmup_cosine", grad_clip=1.0)
+#: the largest N whose words are drawn (the exact path counts of the sampler hold to N = 28)
+MAX_N = 28
+#: the most words one call draws (the sampler's own limit is 10^8 draws, twice the count plus 64)
+MAX_WORDS = 10**7
+
+
+def _words(owner: str, name: str, value, *, min_len: int = 1) -> np.ndarray:
+    """A non-empty ``(m, n)`` integer array of token ids (>= 0), ``n >= min_len``; floats, bools
+    and strings are refused (``np.asarray(..., int64)`` would truncate them without a word)."""
+    if isinstance(value, (str, bytes)) or value is None:
+        validate.fail(owner, name, "a 2-d array of integer token ids", value, validate.ArgumentTypeError)
+    try:
+        raw = np.asarray(value.detach().cpu() if hasattr(value, "detach") else value)
+    except (TypeError, ValueError):
+        raise validate.ArgumentTypeError(f"{owner}: {name} must be a 2-d array of integer token ids, "
+                                         f"got {type(value).__name__}") from None
+    if raw.dtype.kind not in "iu":
+        validate.fail(owner, name, "a 2-d array of integer token ids", value, validate.ArgumentTypeError)
+    if raw.ndim != 2 or raw.shape[0] < 1 or raw.shape[1] < min_len:
+        validate.fail(owner, name, f"a non-empty 2-d array of words of at least {min_len} tokens", f"shape {raw.shape}")
+    if raw.min() < 0:
+        validate.fail(owner, name, "token ids >= 0", int(raw.min()))
+    return raw
+
+
+def _model(owner: str, model):
+    if not isinstance(model, torch.nn.Module) or getattr(model, "config", None) is None:
+        raise validate.ArgumentTypeError(f"{owner}: model must be a library model (a torch Module with a config), "
+                                         f"got {type(model).__name__}")
+    return model
 
 
 def word_set(N: int, count: int | None, *, max_depth: int | None = None, min_depth: int = 1, seed: int = 0,
@@ -32,6 +66,20 @@ def word_set(N: int, count: int | None, *, max_depth: int | None = None, min_dep
     """``count`` distinct words of D_2N with depth in ``[min_depth, max_depth]`` (all of them if
     ``count`` is None), drawn uniformly without replacement and in random order; enumerated for
     N <= 13, sampled beyond. ``exclude``: words that must not appear (a test set)."""
+    owner = "word_set"
+    N = validate.integer(owner, "N", N, 1, MAX_N)
+    if count is not None:
+        count = validate.integer(owner, "count", count, 1, MAX_WORDS)
+        validate.memory(owner, f"the draws (2 count + 64 x 2N = {(2 * count + 64) * 2 * N:.1e} numbers)",
+                        8.0 * (2 * count + 64) * 2 * N)
+    if max_depth is not None:
+        max_depth = validate.integer(owner, "max_depth", max_depth, 1, N)
+    min_depth = validate.integer(owner, "min_depth", min_depth, 1, N if max_depth is None else max_depth)
+    validate.seed(owner, "seed", seed)
+    if exclude is not None and not (hasattr(exclude, "__len__") and len(exclude) == 0):
+        exclude = _words(owner, "exclude", exclude)
+        if exclude.shape[1] != 2 * N:
+            validate.fail(owner, "exclude", f"words of length 2N = {2 * N}", f"shape {exclude.shape}")
     rng = np.random.default_rng(seed)
     max_depth = N if max_depth is None else max_depth
     if N <= dyck_words.MAX_ENUMERATED:
@@ -62,6 +110,7 @@ def word_set(N: int, count: int | None, *, max_depth: int | None = None, min_dep
 
 def as_batch(words) -> Batch:
     """Next-token prediction on whole words: inputs ``w[:-1]``, targets ``w[1:]``."""
+    words = _words("as_batch", "words", words, min_len=2)
     words = torch.as_tensor(np.asarray(words, dtype=np.int64))
     return Batch(x=words[:, :-1], y=words[:, 1:])
 
@@ -69,13 +118,20 @@ def as_batch(words) -> Batch:
 def tiled(words: np.ndarray, size: int) -> np.ndarray:
     """``words`` repeated to ``size`` rows (a set of m distinct words as data of any size, each
     word drawn with probability 1/m), so sets of different sizes train as one ensemble."""
-    words = np.asarray(words)
+    words = _words("tiled", "words", words)
+    size = validate.integer("tiled", "size", size, 1, validate.MAX_ELEMENTS)
+    validate.memory("tiled", f"the tiled words (size x n = {size * words.shape[1]:.1e} numbers)",
+                    8.0 * size * words.shape[1])
     return np.resize(words, (size, words.shape[1]))
 
 
 def deep_prefixes(N: int, min_depth: int, count: int, seed: int = 0) -> list[np.ndarray]:
     """Peak prefixes (:func:`~lib.tasks.dyck_words.peak_prefix`) of ``count`` distinct words of
     depth >= ``min_depth`` (all of them if fewer exist): prompts as deep as the test words."""
+    N = validate.integer("deep_prefixes", "N", N, 1, MAX_N)
+    min_depth = validate.integer("deep_prefixes", "min_depth", min_depth, 1, N)
+    count = validate.integer("deep_prefixes", "count", count, 1, MAX_WORDS)
+    validate.seed("deep_prefixes", "seed", seed)
     enumerable = N <= dyck_words.MAX_ENUMERATED
     words = word_set(N, None if enumerable else count, min_depth=min_depth, seed=seed)[:count]
     return [dyck_words.peak_prefix(w) for w in words]
@@ -84,6 +140,9 @@ def deep_prefixes(N: int, min_depth: int, count: int, seed: int = 0) -> list[np.
 def random_prefixes(words: np.ndarray, count: int, seed: int = 0) -> list[np.ndarray]:
     """``count`` prefixes of training words cut at a uniform position 1 .. 2N - 1 (the words drawn
     uniformly with replacement): the in-sample test."""
+    words = _words("random_prefixes", "words", words, min_len=2)
+    count = validate.integer("random_prefixes", "count", count, 1, MAX_WORDS)
+    validate.seed("random_prefixes", "seed", seed)
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, len(words), count)
     cuts = rng.integers(1, words.shape[1], count)
@@ -92,6 +151,14 @@ def random_prefixes(words: np.ndarray, count: int, seed: int = 0) -> list[np.nda
 
 def completion_accuracy(model, prefixes: list[np.ndarray], N: int, *, seed: int = 0) -> float:
     """The share of prefixes whose sampled completion (temperature 1) is a word of D_2N."""
+    owner = "completion_accuracy"
+    _model(owner, model)
+    N = validate.integer(owner, "N", N, 1, validate.MAX_COUNT)
+    validate.seed(owner, "seed", seed)
+    if isinstance(prefixes, (str, bytes)) or not isinstance(prefixes, (list, tuple, np.ndarray)):
+        validate.fail(owner, "prefixes", "a list of 1-d integer arrays", prefixes, validate.ArgumentTypeError)
+    if len(prefixes) == 0:
+        validate.fail(owner, "prefixes", "a non-empty list of prefixes (the share of none is undefined)", prefixes)
     return float(dyck_words.is_valid(generate(model, prefixes, 2 * N, seed=seed)).mean())
 
 
@@ -99,6 +166,14 @@ def train_on_words(model, seeds, data, *, steps: int, lr: float, batch_size: int
                    device=None, stop_after: int | None = None, **recipe):
     """Train decoders (a config, or one per member) on words: ``data`` is one array of words shared
     by every member, or one array per member (of equal lengths: see :func:`tiled`)."""
+    if isinstance(data, np.ndarray):
+        _words("train_on_words", "data", data, min_len=2)
+    else:
+        if isinstance(data, (str, bytes)) or not isinstance(data, (list, tuple)) or not data:
+            validate.fail("train_on_words", "data", "an array of words or a non-empty list of them", data,
+                          validate.ArgumentTypeError if not isinstance(data, (list, tuple)) else ValueError)
+        for i, d in enumerate(data):
+            _words("train_on_words", f"data[{i}]", d, min_len=2)
     settings = {**RECIPE, **recipe}
     config = TrainConfig(steps=steps, lr=lr, batch_size=batch_size, warmup=warmup, eval_every=steps, **settings)
     batches = as_batch(data) if isinstance(data, np.ndarray) else [as_batch(d) for d in data]
@@ -107,7 +182,27 @@ def train_on_words(model, seeds, data, *, steps: int, lr: float, batch_size: int
 
 def best_lr(lrs, final_losses) -> float:
     """The learning rate whose members (seeds) have the lowest mean final training loss: a sweep
-    over rates is read at its best rate, chosen on training data, never on the test."""
+    over rates is read at its best rate, chosen on training data, never on the test. A rate with a
+    diverged member (a NaN or infinite loss) is never chosen; if every rate has one, this fails."""
+    owner = "best_lr"
+    for name, values in (("lrs", lrs), ("final_losses", final_losses)):
+        if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray)):
+            validate.fail(owner, name, "a list of numbers", values, validate.ArgumentTypeError)
+        if len(values) == 0:
+            validate.fail(owner, name, "a non-empty list of numbers", values)
+    if len(lrs) != len(final_losses):
+        validate.fail(owner, "final_losses", f"one loss per learning rate ({len(lrs)} of them)",
+                      f"{len(final_losses)} losses")
+    for i, lr in enumerate(lrs):
+        validate.real(owner, f"lrs[{i}]", lr, above=0)
+    for i, loss in enumerate(final_losses):
+        if isinstance(loss, (bool, np.bool_)) or not isinstance(loss, numbers.Real):
+            validate.fail(owner, f"final_losses[{i}]", "a number", loss, validate.ArgumentTypeError)
+    diverged = {r for r, l in zip(lrs, final_losses) if not math.isfinite(l)}
+    if len(diverged) == len(dict.fromkeys(lrs)):
+        raise ValueError(f"best_lr: every learning rate has a diverged run (NaN or infinite final loss): lrs={list(lrs)}, "
+                         f"final_losses={list(final_losses)}; there is no rate to choose")
+    lrs, final_losses = zip(*[(r, l) for r, l in zip(lrs, final_losses) if r not in diverged])
     means = {lr: float(np.mean([l for r, l in zip(lrs, final_losses) if r == lr])) for lr in dict.fromkeys(lrs)}
     return min(means, key=means.get)
 
@@ -115,6 +210,9 @@ def best_lr(lrs, final_losses) -> float:
 def ov_matrix(model, layer: int = -1) -> np.ndarray:
     """A layer's value-output circuit ``sum_h W_V[h] W_O[h]`` (``d x d``; nanoGPT's value weights
     times the output projection, the "value times projection" matrix of Figure 5)."""
+    _model("ov_matrix", model)
+    layers = len(model.layers)
+    layer = validate.integer("ov_matrix", "layer", layer, -layers, layers - 1)
     attn = model.layers[layer].attn
     W_V = attn.W_V.detach().double()
     if getattr(attn, "W_O", None) is None:
@@ -125,11 +223,22 @@ def ov_matrix(model, layer: int = -1) -> np.ndarray:
 def positional_paths(model) -> np.ndarray:
     """Figure 7's curves: for each coordinate j of the learned positional embedding, the cumulative
     sum over positions ``r -> sum_{i<=r} B_{i,j}``; shape ``(d, n)``."""
+    _model("positional_paths", model)
+    if getattr(model.config, "positions", None) == "none":
+        validate.fail("positional_paths", "model", "a model with a positional embedding", "positions='none'")
     return np.cumsum(model.get_weight("W_pos").double().numpy(), axis=0).T
 
 
 def kmeans(points: np.ndarray, k: int, *, seed: int = 0, iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Lloyd's k-means (k-means++ start) on the rows of ``points``: labels and centroids."""
+    owner = "kmeans"
+    points = validate.array(owner, "points", points, ndim=2)
+    if points.shape[0] < 1 or points.shape[1] < 1:
+        validate.fail(owner, "points", "a non-empty (m, d) array", f"shape {points.shape}")
+    k = validate.integer(owner, "k", k, 1, len(points))
+    validate.seed(owner, "seed", seed)
+    iterations = validate.integer(owner, "iterations", iterations, 1, validate.MAX_COUNT)
+    validate.memory(owner, f"the distances (m x k x d = {points.size * k:.1e} numbers)", 8.0 * points.size * k)
     rng = np.random.default_rng(seed)
     points = np.asarray(points, dtype=np.float64)
     centroids = [points[rng.integers(len(points))]]
