@@ -8,6 +8,7 @@ argument fails at construction with a message that says what is allowed.
 """
 from __future__ import annotations
 
+import math
 import string
 import zlib
 from abc import ABC, abstractmethod
@@ -42,7 +43,12 @@ class Vocab:
     """An ordered list of token strings; token id = position in the list."""
 
     def __init__(self, tokens: Sequence[str]):
+        if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+            raise ArgumentTypeError(f"Vocab: tokens must be a list of strings, got {type(tokens).__name__}")
         tokens = list(tokens)
+        if not all(isinstance(t, str) for t in tokens):
+            bad = next(t for t in tokens if not isinstance(t, str))
+            raise ArgumentTypeError(f"Vocab: tokens must be a list of strings, got an element {bad!r}")
         if len(set(tokens)) != len(tokens):
             raise ValueError("Vocab: tokens must be distinct")
         self.tokens = tokens
@@ -58,9 +64,13 @@ class Vocab:
             raise KeyError(f"{token!r} is not in the vocabulary") from None
 
     def encode(self, tokens: Sequence[str]) -> torch.Tensor:
+        if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+            raise ArgumentTypeError(f"Vocab.encode: tokens must be a list of token strings, got {tokens!r}"[:200])
         return torch.tensor([self[t] for t in tokens], dtype=torch.long)
 
     def decode(self, ids) -> list[str]:
+        if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+            raise ArgumentTypeError(f"Vocab.decode: ids must be a sequence of token ids, got {type(ids).__name__}")
         return [self.tokens[int(i)] for i in ids]
 
     def __repr__(self) -> str:
@@ -101,6 +111,7 @@ class Batch:
         return Batch(self.x[index], self.y[index])
 
     def to(self, device) -> "Batch":
+        validate.device("Batch.to", "device", device)
         return Batch(self.x.to(device), self.y.to(device))
 
     @staticmethod
@@ -125,7 +136,7 @@ def _check_batches(owner: str, batches) -> None:
 
 
 def make_generator(seed: int) -> torch.Generator:
-    check_int("make_generator", "seed", seed, minimum=0)
+    validate.seed("make_generator", "seed", seed)
     return torch.Generator().manual_seed(seed)
 
 
@@ -136,13 +147,36 @@ def symbol_names(n: int) -> list[str]:
     return list(string.ascii_lowercase[:n]) if n <= 26 else [f"s{i}" for i in range(n)]
 
 
+def log10_perm(n: int, k: int) -> float:
+    """log10 of ``math.perm(n, k)`` (ordered choices of k of n), without forming the number."""
+    check_int("log10_perm", "n", n, minimum=0)
+    check_int("log10_perm", "k", k, minimum=0, maximum=n)
+    return (math.lgamma(n + 1) - math.lgamma(n - k + 1)) / math.log(10)
+
+
 def random_rows(n: int, population: int, k: int, generator: torch.Generator) -> torch.Tensor:
     """``n`` rows of ``k`` distinct values from ``range(population)``, uniformly."""
+    check_int("random_rows", "n", n, minimum=0)
+    check_int("random_rows", "population", population, minimum=1)
+    check_int("random_rows", "k", k, minimum=0, maximum=population)
+    if not isinstance(generator, torch.Generator):
+        raise ArgumentTypeError(f"random_rows: generator must be a torch.Generator, got {type(generator).__name__}")
+    validate.memory("random_rows", f"the random keys and their order (n x population = {n * population:.1e} numbers)",
+                    12.0 * n * population)
     return torch.rand(n, population, generator=generator).argsort(dim=1)[:, :k]
 
 
 def held_out(key: tuple, seed: int, fraction: float) -> bool:
     """A deterministic pseudo-random choice of held-out items (maps, pairings) by hash."""
+    if isinstance(key, (str, bytes)) or not hasattr(key, "__iter__"):
+        raise ArgumentTypeError(f"held_out: key must be a tuple, got {type(key).__name__}")
+    validate.seed("held_out", "seed", seed)
+    validate.real("held_out", "fraction", fraction, minimum=0.0, maximum=1.0)
+    return _held_out(key, seed, fraction)
+
+
+def _held_out(key: tuple, seed: int, fraction: float) -> bool:
+    """:func:`held_out` without its checks, for the tasks' per-item loops (arguments checked once)."""
     return (zlib.crc32(repr((seed,) + tuple(key)).encode()) % 10_000) < fraction * 10_000
 
 
@@ -170,14 +204,29 @@ class Task(ABC):
 
     def sample(self, n: int, seed: int | None = None, *, generator: torch.Generator | None = None) -> Batch:
         """Draw ``n`` examples, deterministically given ``seed`` (or a torch.Generator)."""
-        check_int(f"{type(self).__name__}.sample", "n", n, minimum=1)
-        validate.size(f"{type(self).__name__}.sample", "the sample (n x seq_len)", n * self.seq_len)
+        owner = f"{type(self).__name__}.sample"
+        check_int(owner, "n", n, minimum=1)
+        validate.size(owner, "the sample (n x seq_len)", n * self.seq_len)
         if generator is not None and not isinstance(generator, torch.Generator):
-            raise ArgumentTypeError(f"{type(self).__name__}.sample: generator must be a torch.Generator, "
-                                    f"got {type(generator).__name__}")
+            raise ArgumentTypeError(f"{owner}: generator must be a torch.Generator, got {type(generator).__name__}")
         if (seed is None) == (generator is None):
-            raise ValueError(f"{type(self).__name__}.sample: give exactly one of seed= or generator=")
+            raise ValueError(f"{owner}: give exactly one of seed= or generator=")
+        if seed is not None:
+            validate.seed(owner, "seed", seed)
+        self.check_memory(owner, n)
         return self._sample(n, generator if generator is not None else make_generator(seed))
+
+    def sample_memory(self, n: int) -> tuple[str, float]:
+        """What drawing ``n`` examples allocates at its peak: a description (the tensor and its
+        number of elements) and the bytes. Tasks whose drawing needs more than the sample itself
+        (tables of random keys, Gram matrices) override it."""
+        numbers = n * self.seq_len * getattr(self, "input_dim", 1)
+        return f"the sample (n x seq_len = {numbers:.1e} numbers)", 16.0 * numbers
+
+    def check_memory(self, owner: str, n: int) -> None:
+        """Refuse, before anything is allocated, drawing ``n`` examples beyond the memory cap."""
+        what, n_bytes = self.sample_memory(n)
+        validate.memory(owner, what, n_bytes)
 
     def enumerate(self) -> Batch:
         """Every example of the task (small instances only)."""
@@ -188,6 +237,9 @@ class Task(ABC):
         owner = f"{type(self).__name__}.split"
         check_int(owner, "n_train", n_train, minimum=1)
         check_int(owner, "n_test", n_test, minimum=1)
+        check_int(owner, "seed", seed, minimum=0, maximum=validate.MAX_SEED - 1)
+        validate.size(owner, "the split ((n_train + n_test) x seq_len)", (n_train + n_test) * self.seq_len)
+        self.check_memory(owner, 2 * (n_train + n_test) + 64)
         pool = self._distinct(n_train + n_test, seed)
         order = torch.randperm(len(pool), generator=make_generator(seed + 1))
         pool = pool[order]
@@ -214,6 +266,8 @@ class Task(ABC):
     # -- display
     def render(self, batch: Batch, limit: int = 8) -> list[str]:
         """Human-readable lines ``tokens -> target`` for the first ``limit`` examples."""
+        validate.instance(f"{type(self).__name__}.render", "batch", batch, Batch)
+        check_int(f"{type(self).__name__}.render", "limit", limit, minimum=0)
         lines = []
         for i in range(min(limit, len(batch))):
             tokens = " ".join(self.vocab.decode(batch.x[i]))
@@ -243,4 +297,7 @@ class HeldOutSplit:
         owner = f"{type(self).__name__}.split"
         check_int(owner, "n_train", n_train, minimum=1)
         check_int(owner, "n_test", n_test, minimum=1)
+        check_int(owner, "seed", seed, minimum=0, maximum=validate.MAX_SEED - 1)
+        validate.size(owner, "the split ((n_train + n_test) x seq_len)", (n_train + n_test) * self.seq_len)
+        self.check_memory(owner, 2 * max(n_train, n_test) + 64)
         return self.variant("train")._distinct(n_train, seed), self.variant("test")._distinct(n_test, seed + 1)

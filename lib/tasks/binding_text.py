@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import IGNORE, Batch, Task, Vocab, check_int, validate
+from .base import IGNORE, ArgumentTypeError, Batch, Task, Vocab, check_int, validate
 
 KEYWORDS = ("=", ";", "print")
 
@@ -41,6 +41,11 @@ class VariableBindingText(Task):
         self.values = [f"c{i}" for i in range(self.n_values)]
         self.vocab = Vocab(list(KEYWORDS) + self.variables + self.values)
         self.n_classes = len(self.vocab)
+
+    def sample_memory(self, n: int) -> tuple[str, float]:
+        """The statements' draws, the sequence and its targets, and the table of bound values."""
+        numbers = n * (self.seq_len + self.n_variables)
+        return f"the sample (n x (seq_len + n_variables) = {numbers:.1e} numbers)", 8.0 * (4 * numbers)
 
     def _sample(self, n: int, generator: torch.Generator) -> Batch:
         V = len(KEYWORDS)
@@ -68,6 +73,10 @@ class VariableBindingText(Task):
 
     def answer_positions(self, x: torch.Tensor) -> torch.Tensor:
         """Positions whose next token is a printed value (the variable after ``print``)."""
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.is_floating_point():
+            validate.fail("VariableBindingText.answer_positions", "x", "an integer tensor of token ids (B, n)",
+                          f"shape {tuple(x.shape)}, {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__,
+                          ArgumentTypeError)
         where = torch.zeros_like(x, dtype=torch.bool)
         where[:, 1:] = x[:, :-1] == self.vocab["print"]
         return where

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import torch
 
-from .base import IGNORE, MAX_VOCAB, Batch, Task, Vocab, check_choice, check_int, symbol_names
+from .base import IGNORE, MAX_VOCAB, ArgumentTypeError, Batch, Task, Vocab, check_choice, check_int, symbol_names
 from .. import validate
 
 FUNCTIONS = ("eq", "ineq", "disj")
@@ -28,6 +28,16 @@ FUNCTIONS = ("eq", "ineq", "disj")
 def pair_function(function: str, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """EQ, INEQ or DISJ of bit rows ``a``, ``b`` (``(B, N/2)``), as 0/1 longs."""
     check_choice("pair_function", "function", function, FUNCTIONS)
+    for name, value in (("a", a), ("b", b)):
+        if not isinstance(value, torch.Tensor) or value.is_floating_point() or value.is_complex():
+            validate.fail("pair_function", name, "an integer or bool torch.Tensor of bits",
+                          value.dtype if isinstance(value, torch.Tensor) else type(value).__name__, ArgumentTypeError)
+        if value.dim() < 1:
+            validate.fail("pair_function", name, "a tensor with a last axis of bits", "a scalar")
+        if value.numel() and not ((value == 0) | (value == 1)).all():
+            validate.fail("pair_function", name, "bits 0 and 1", f"a tensor with values {value.unique()[:5].tolist()}")
+    if a.shape != b.shape:
+        validate.fail("pair_function", "b", f"the shape of a {tuple(a.shape)}", f"shape {tuple(b.shape)}")
     if function == "disj":
         return (a * b).sum(-1).gt(0).long()
     equal = (a == b).all(-1).long()
@@ -48,6 +58,11 @@ class PairFunction(Task):
         self.n_classes = 2
 
     def label(self, x: torch.Tensor) -> torch.Tensor:
+        """The function's value on each row of bits ``x`` ``(B, 2 half_length)``."""
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.shape[1] != self.seq_len:
+            validate.fail("PairFunction.label", "x", f"a tensor of shape (B, {self.seq_len})",
+                          f"shape {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__,
+                          ArgumentTypeError)
         h = self.half_length
         return pair_function(self.function, x[:, :h], x[:, h:])
 

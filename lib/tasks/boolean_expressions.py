@@ -28,7 +28,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .base import Vocab, check_int
+from .. import validate
+from .base import ArgumentTypeError, Vocab, check_int
 
 VARIABLES = ("p0", "p1", "p2", "p3")
 #: the leaves of Algorithm 1: the constants and each variable or its negation
@@ -39,6 +40,42 @@ PAD = "<pad>"
 VOCAB = Vocab(TOKENS + (PAD,))
 FULL = 0xFFFF  # the truth table of `true`: all 16 assignments
 _TOKEN = re.compile(r"<start>|<end>|<pad>|p[0-3]|true|false|[&|¬=()]|\S")
+#: the most leaves an expression may have on average: Algorithm 1's clause of depth q has
+#: F(q + 2) leaves on average (Fibonacci: each child has depth q - 1 or q - 2), so q <= 27 for one clause
+MAX_EXPECTED_LEAVES = 10**6
+
+
+def expected_leaves(q: int) -> int:
+    """The mean number of leaves of :func:`random_clause` ``(q)``: 1 at q <= 0, then
+    L(q) = L(q - 1) + L(q - 2) (two children, each of depth q - 1 or q - 2 at even odds)."""
+    q = check_int("expected_leaves", "q", q, minimum=0, maximum=10**4)
+    a, b = 1, 1  # L(q - 1), L(q) from q = 0 (L(-1) = L(0) = 1)
+    for _ in range(q):
+        a, b = b, a + b
+    return b
+
+
+def _check_size(owner: str, k: int, q: int) -> None:
+    if q > 200 or k * expected_leaves(q) > MAX_EXPECTED_LEAVES:
+        raise ValueError(f"{owner}: {k} clause(s) of depth q = {q} have about "
+                         f"{k * expected_leaves(min(q, 200)):.1e} leaves on average, more than the "
+                         f"{MAX_EXPECTED_LEAVES:,} this generator builds (the size grows like 1.6^q); use a smaller q or k")
+
+
+def _check_rng(owner: str, rng) -> None:
+    if not isinstance(rng, np.random.Generator):
+        raise ArgumentTypeError(f"{owner}: rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+                                f"got {type(rng).__name__}")
+
+
+def _text(owner: str, name: str, value, tokens: bool = False) -> None:
+    """A string, or (``tokens=True``) a list or tuple of token strings."""
+    if isinstance(value, str):
+        return
+    if tokens and isinstance(value, (list, tuple)) and all(isinstance(t, str) for t in value):
+        return
+    validate.fail(owner, name, "a string" + (" or a list of token strings" if tokens else ""), value,
+                  ArgumentTypeError)
 
 
 # ----------------------------------------------------------------------------- generator
@@ -47,10 +84,17 @@ def random_clause(q: int, rng: np.random.Generator) -> str:
     with probability 1/2 each, where each child is a clause of depth q - 1 or q - 2 with
     probability 1/2 each. (The paper's pseudo-code builds both candidates and keeps one; drawing
     the depth first gives the same distribution.)"""
+    q = check_int("random_clause", "q", q, minimum=0)
+    _check_size("random_clause", 1, q)
+    _check_rng("random_clause", rng)
+    return _clause(q, rng)
+
+
+def _clause(q: int, rng: np.random.Generator) -> str:
     if q <= 0:
         return LEAVES[rng.integers(len(LEAVES))]
-    left = random_clause(q - 1 - int(rng.integers(2)), rng)
-    right = random_clause(q - 1 - int(rng.integers(2)), rng)
+    left = _clause(q - 1 - int(rng.integers(2)), rng)
+    right = _clause(q - 1 - int(rng.integers(2)), rng)
     return f"({left} {'&' if rng.integers(2) else '|'} {right})"
 
 
@@ -59,9 +103,15 @@ def random_expression(k: int, q: int, rng: np.random.Generator) -> str:
     left to right by ``&`` or ``|`` at random (Sec. 2.1: "random join the k expressions")."""
     k = check_int("random_expression", "k", k, minimum=1)
     q = check_int("random_expression", "q", q, minimum=0)
-    text = f"({random_clause(q, rng)})"
+    _check_size("random_expression", k, q)
+    _check_rng("random_expression", rng)
+    return _expression(k, q, rng)
+
+
+def _expression(k: int, q: int, rng: np.random.Generator) -> str:
+    text = f"({_clause(q, rng)})"
     for _ in range(k - 1):
-        text += f" {'&' if rng.integers(2) else '|'} ({random_clause(q, rng)})"
+        text += f" {'&' if rng.integers(2) else '|'} ({_clause(q, rng)})"
     return text
 
 
@@ -69,6 +119,7 @@ def random_expression(k: int, q: int, rng: np.random.Generator) -> str:
 def tokenize(text: str) -> list[str]:
     """Tokens of an expression or equation; whitespace is not a token, anything outside the
     vocabulary is an error."""
+    _text("tokenize", "text", text)
     tokens = _TOKEN.findall(text)
     unknown = [t for t in tokens if t not in VOCAB.tokens]
     if unknown:
@@ -78,12 +129,19 @@ def tokenize(text: str) -> list[str]:
 
 def detokenize(tokens) -> str:
     """Text of a token list, spaced as :func:`random_expression` writes it."""
+    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+        validate.fail("detokenize", "tokens", "a list of token strings", tokens, ArgumentTypeError)
+    tokens = list(tokens)
+    if not all(isinstance(t, str) for t in tokens):
+        validate.fail("detokenize", "tokens", "a list of token strings", tokens, ArgumentTypeError)
     text = " ".join(tokens)
     return text.replace("( ", "(").replace(" )", ")").replace("¬ ", "¬")
 
 
 def equation(lhs: str, rhs: str) -> list[str]:
     """The training sequence ``<start> LHS = RHS <end>``, as tokens."""
+    _text("equation", "lhs", lhs)
+    _text("equation", "rhs", rhs)
     return ["<start>", *tokenize(lhs), "=", *tokenize(rhs), "<end>"]
 
 
@@ -95,7 +153,9 @@ _VARIABLE_TABLE = {p: sum(1 << i for i in range(16) if (i >> (3 - k)) & 1) for k
 def truth_table(expression) -> int:
     """The expression's values on all 16 assignments of p0..p3, as a 16-bit mask. Precedence
     ``¬`` > ``&`` > ``|`` (sympy's, which gives the paper's example its printed simplification);
-    a malformed expression (say a model's output) raises ValueError."""
+    a malformed expression (say a model's output) raises ValueError, as does one nested too deeply
+    for the recursive parser."""
+    _text("truth_table", "expression", expression, tokens=True)
     tokens = tokenize(expression) if isinstance(expression, str) else list(expression)
     position = 0
 
@@ -143,7 +203,11 @@ def truth_table(expression) -> int:
 
     if not tokens:
         raise ValueError("truth_table: empty expression")
-    value = disjunction()
+    try:
+        value = disjunction()
+    except RecursionError:
+        raise ValueError(f"truth_table: expression must be nested less deeply than Python's recursion limit "
+                         f"allows, got {len(tokens)} tokens nested too deeply") from None
     if position != len(tokens):
         raise ValueError(f"truth_table: unexpected {tokens[position]!r} at token {position} of {detokenize(tokens)!r}")
     return value
@@ -160,13 +224,16 @@ def _print(expr) -> str:
     return str(expr).replace("~", "¬").replace("True", "true").replace("False", "false")
 
 
-@lru_cache(maxsize=None)
 def simplify_table(table: int) -> str:
     """The simplified form of the Boolean function with this truth table: sympy's
     ``simplify_logic`` of its sum of minterms (cached: there are 2^16 functions)."""
+    return _simplify_table(check_int("simplify_table", "table", table, minimum=0, maximum=FULL))
+
+
+@lru_cache(maxsize=None)
+def _simplify_table(table: int) -> str:
     from sympy.logic.boolalg import SOPform, simplify_logic
 
-    table = check_int("simplify_table", "table", table, minimum=0, maximum=FULL)
     if table in (0, FULL):
         return "true" if table else "false"
     minterms = [[(i >> (3 - k)) & 1 for k in range(4)] for i in range(16) if (table >> i) & 1]
@@ -176,7 +243,8 @@ def simplify_table(table: int) -> str:
 def simplify(expression: str) -> str:
     """The oracle of Sec. 2.1: the simplified form of ``expression``, through its truth table
     (fast; agrees with :func:`simplify_sympy`, which the tests check)."""
-    return simplify_table(truth_table(expression))
+    _text("simplify", "expression", expression)
+    return _simplify_table(truth_table(expression))
 
 
 def simplify_sympy(expression: str) -> str:
@@ -185,6 +253,8 @@ def simplify_sympy(expression: str) -> str:
     from sympy.logic.boolalg import simplify_logic
     from sympy.parsing.sympy_parser import parse_expr
 
+    _text("simplify_sympy", "expression", expression)
+    truth_table(expression)  # only the paper's tokens, well formed: parse_expr evaluates its text
     text = expression.replace("¬", "~").replace("true", "True").replace("false", "False")
     return _print(simplify_logic(parse_expr(text, local_dict=dict(zip(VARIABLES, _symbols())))))
 
@@ -193,11 +263,18 @@ def simplify_sympy(expression: str) -> str:
 def sample(k: int, q: int, count: int, seed: int = 0) -> list[tuple[str, str]]:
     """``count`` (LHS, RHS) pairs: random expressions of ``k`` clauses of depth ``q`` and their
     simplified forms, deterministic given ``seed``."""
+    k = check_int("sample", "k", k, minimum=1)
+    q = check_int("sample", "q", q, minimum=0)
     count = check_int("sample", "count", count, minimum=0)
+    validate.seed("sample", "seed", seed)
+    _check_size("sample", k, q)
+    chars = 12 * k * expected_leaves(q)
+    validate.memory("sample", f"the equations (count x about {chars} characters = {count * chars:.1e} characters)",
+                    2.0 * count * (chars + 100))
     rng = np.random.default_rng(seed)
     pairs = []
     for _ in range(count):
-        lhs = random_expression(k, q, rng)
+        lhs = _expression(k, q, rng)
         pairs.append((lhs, simplify(lhs)))
     return pairs
 
@@ -209,6 +286,12 @@ def held_out_forms(forms, count: int = 128, seed: int = 0) -> frozenset[str]:
     it drew its 128; the constants are never held out here, or the out-of-sample set would be
     mostly ``true`` and ``false``.)"""
     count = check_int("held_out_forms", "count", count, minimum=1)
+    validate.seed("held_out_forms", "seed", seed)
+    if isinstance(forms, (str, bytes)) or not hasattr(forms, "__iter__"):
+        validate.fail("held_out_forms", "forms", "a collection of simplified forms (strings)", forms, ArgumentTypeError)
+    forms = list(forms)
+    if not all(isinstance(f, str) for f in forms):
+        validate.fail("held_out_forms", "forms", "a collection of strings", forms, ArgumentTypeError)
     pool = sorted({f for f in forms if f not in ("true", "false")})
     if len(pool) < count:
         raise ValueError(f"held_out_forms: only {len(pool)} distinct non-constant forms to draw {count} from")
@@ -220,6 +303,9 @@ def is_correct(generated, lhs, rhs: str) -> bool:
     """The paper's criterion (Sec. 2.2): the generated right-hand side (tokens or text, up to
     ``<end>``) has fewer tokens than the LHS and is logically equivalent to the true simplified
     form ``rhs``; an expression that does not parse is wrong."""
+    _text("is_correct", "generated", generated, tokens=True)
+    _text("is_correct", "lhs", lhs, tokens=True)
+    _text("is_correct", "rhs", rhs)
     tokens = tokenize(generated) if isinstance(generated, str) else list(generated)
     lhs_tokens = tokenize(lhs) if isinstance(lhs, str) else list(lhs)
     if not tokens or len(tokens) >= len(lhs_tokens):

@@ -16,17 +16,25 @@ Dyck-(2, 2) reads ``( ) [ ]`` = 0 1 2 3. Class 1 = member.
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache
 
+import numpy as np
 import torch
 
-from .base import MAX_VOCAB, Batch, Task, Vocab, check_choice, check_int
+from .. import validate
+from .base import MAX_VOCAB, ArgumentTypeError, Batch, Task, Vocab, check_choice, check_int
 
 BRACKETS = ("()", "[]", "{}", "<>")
+#: the most transitions :func:`dfa` builds (Python tuples in a dict: about a second and 200 MB at 10^6)
+MAX_DFA_TRANSITIONS = 10**6
+#: the most steps (length x (depth + 1) updates of exact integers) :func:`count_members` takes
+MAX_COUNT_STEPS = 10**8
 
 
 def bracket_names(n_types: int) -> list[str]:
     """``( ) [ ] { } < >`` for up to four types, ``(1 )1 (2 )2 ...`` beyond."""
+    check_int("bracket_names", "n_types", n_types, minimum=1, maximum=MAX_VOCAB // 2)
     if n_types <= len(BRACKETS):
         return [c for pair in BRACKETS[:n_types] for c in pair]
     return [s for t in range(n_types) for s in (f"({t + 1}", f"){t + 1}")]
@@ -34,6 +42,18 @@ def bracket_names(n_types: int) -> list[str]:
 
 def is_member(tokens, depth: int) -> bool:
     """Whether a string of token ids (open ``2t``, close ``2t + 1``) is in Dyck-(n, depth)."""
+    depth = check_int("is_member", "depth", depth, minimum=0)
+    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+        raise ArgumentTypeError(f"is_member: tokens must be a sequence of token ids, got {tokens!r}"[:200])
+    ids = np.asarray(tokens.tolist() if isinstance(tokens, torch.Tensor) else list(tokens))
+    if ids.size and (ids.ndim != 1 or ids.dtype.kind not in "iu"):
+        validate.fail("is_member", "tokens", "a one-dimensional sequence of integer token ids", tokens, ArgumentTypeError)
+    if ids.size and ids.min() < 0:
+        validate.fail("is_member", "tokens", "token ids >= 0", tokens)
+    return _is_member(tokens, depth)
+
+
+def _is_member(tokens, depth: int) -> bool:
     stack: list[int] = []
     for token in tokens:
         token = int(token)
@@ -49,7 +69,20 @@ def is_member(tokens, depth: int) -> bool:
 def dfa(n_types: int, depth: int) -> tuple[list[tuple[int, ...]], dict[tuple[tuple[int, ...], int], tuple[int, ...] | None]]:
     """The recognizer as an automaton: states are the stacks of open-bracket types of height
     <= ``depth`` (the live states), and ``delta[(state, token)]`` is the next stack, or None for
-    the dead state. The start and only accepting state is the empty stack ``()``."""
+    the dead state. The start and only accepting state is the empty stack ``()``.
+
+    It has ``n^0 + n^1 + ... + n^depth`` states and ``2n`` transitions from each: an input with
+    more than :data:`MAX_DFA_TRANSITIONS` transitions is refused (Dyck-(2, 40) would need 2^43)."""
+    n_types = check_int("dfa", "n_types", n_types, minimum=1, maximum=MAX_VOCAB // 2)
+    depth = check_int("dfa", "depth", depth, minimum=0, maximum=MAX_VOCAB)
+    if n_types == 1:
+        log_states = math.log10(depth + 1)
+    else:  # log10 of (n^(depth+1) - 1) / (n - 1) <= n^(depth+1) / (n - 1), without forming the power
+        log_states = (depth + 1) * math.log10(n_types) - math.log10(n_types - 1)
+    if log_states + math.log10(2 * n_types) > math.log10(MAX_DFA_TRANSITIONS):
+        raise ValueError(f"dfa: Dyck-({n_types}, {depth}) has about 10^{log_states:.1f} states (the stacks of "
+                         f"height <= depth), {2 * n_types} transitions each: more than the {MAX_DFA_TRANSITIONS:,} "
+                         "this function builds; use a smaller depth or n_types")
     states = [s for h in range(depth + 1) for s in itertools.product(range(n_types), repeat=h)]
     delta = {}
     for state in states:
@@ -62,10 +95,20 @@ def dfa(n_types: int, depth: int) -> tuple[list[tuple[int, ...]], dict[tuple[tup
     return states, delta
 
 
-@lru_cache(maxsize=None)
 def count_members(length: int, n_types: int = 2, depth: int = 2) -> int:
     """|Dyck-(n, k) ∩ Σ^length| by dynamic programming over stack heights (each open bracket has
     n types; a closing bracket is forced by the stack). 2^(N-1) for Dyck-(2, 2) at even N >= 2."""
+    length = check_int("count_members", "length", length, minimum=0, maximum=MAX_VOCAB)
+    n_types = check_int("count_members", "n_types", n_types, minimum=1, maximum=MAX_VOCAB // 2)
+    depth = check_int("count_members", "depth", depth, minimum=0, maximum=MAX_VOCAB)
+    if length * (depth + 1) > MAX_COUNT_STEPS:
+        raise ValueError(f"count_members: length x (depth + 1) = {length * (depth + 1):,} updates of exact integers "
+                         f"exceed the {MAX_COUNT_STEPS:,} this function takes; use a smaller length or depth")
+    return _count_members(length, n_types, depth)
+
+
+@lru_cache(maxsize=None)
+def _count_members(length: int, n_types: int, depth: int) -> int:
     ways = [1] + [0] * depth  # ways[h]: prefixes ending at height h
     for _ in range(length):
         new = [0] * (depth + 1)
@@ -76,6 +119,12 @@ def count_members(length: int, n_types: int = 2, depth: int = 2) -> int:
                 new[h - 1] += w
         ways = new
     return ways[0]
+
+
+def _check_draw(owner: str, n, generator) -> None:
+    check_int(owner, "n", n, minimum=0)
+    if not isinstance(generator, torch.Generator):
+        raise ArgumentTypeError(f"{owner}: generator must be a torch.Generator, got {type(generator).__name__}")
 
 
 class BoundedDyck(Task):
@@ -109,6 +158,9 @@ class BoundedDyck(Task):
     def positives(self, n: int, generator: torch.Generator) -> torch.Tensor:
         """``n`` members of length ``length``: ``length - 2`` free steps (close when the stack is
         full, open when it is empty, else choose), then close what is open or add one pair."""
+        _check_draw("BoundedDyck.positives", n, generator)
+        validate.memory("BoundedDyck.positives", f"the members and their random draws (n x length = "
+                        f"{n * self.length:.1e} numbers)", 20.0 * n * self.length)
         out = torch.empty(n, self.length, dtype=torch.long)
         u = torch.rand(n, self.length, generator=generator)
         kinds = torch.randint(self.n_types, (n, self.length), generator=generator)
@@ -140,6 +192,11 @@ class BoundedDyck(Task):
 
     def corrupt(self, x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
         """Non-members made from members ``x`` (App. H.1)."""
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.shape[1] != self.length \
+                or x.dtype not in (torch.int64, torch.int32):
+            validate.fail("BoundedDyck.corrupt", "x", f"an integer tensor of shape (n, {self.length})",
+                          tuple(x.shape) if isinstance(x, torch.Tensor) else x, ArgumentTypeError)
+        _check_draw("BoundedDyck.corrupt", len(x), generator)
         out = x.clone()
         most = max(1, self.length // 10)
         for row in range(len(out)):
@@ -155,7 +212,7 @@ class BoundedDyck(Task):
                         s[p] = 2 * other + token % 2  # another type, same direction
                     else:
                         s[p] = token ^ 1  # open <-> close
-                if not is_member(s.tolist(), self.depth):
+                if not _is_member(s.tolist(), self.depth):
                     out[row] = s
                     break
         return out
@@ -170,11 +227,14 @@ class BoundedDyck(Task):
 
     def enumerate(self) -> Batch:
         """Every string of the length, labelled by the recognizer (mostly non-members)."""
+        if self.length * math.log10(2 * self.n_types) > 7:  # no huge powers: 10^7 > 2,000,000 anyway
+            raise ValueError(f"BoundedDyck: about 10^{self.length * math.log10(2 * self.n_types):.0f} strings are "
+                             "too many to enumerate; use sample()")
         total = (2 * self.n_types) ** self.length
         if total > 2_000_000:
             raise ValueError(f"BoundedDyck: {total} strings are too many to enumerate; use sample()")
         x = torch.cartesian_prod(*[torch.arange(2 * self.n_types)] * self.length).reshape(-1, self.length)
-        y = torch.tensor([is_member(row, self.depth) for row in x.tolist()], dtype=torch.long)
+        y = torch.tensor([_is_member(row, self.depth) for row in x.tolist()], dtype=torch.long)
         return Batch(x, y)
 
     def describe_target(self, y: torch.Tensor) -> str:

@@ -23,32 +23,70 @@ from math import comb
 
 import numpy as np
 
-from .base import check_int
+from .. import validate
+from .base import ArgumentTypeError, check_int
 
 OPEN, CLOSE = 0, 1
 SYMBOLS = "()"
 MAX_ENUMERATED = 13  # C_13 = 742,900 words; D_28 and beyond are sampled, never listed
+MAX_CATALAN = 10**6  # catalan(10^6) has 600,000 digits and takes about a second
+
+
+def _words(owner: str, name: str, words, ndim: tuple[int, ...] | None = None, others: bool = False) -> np.ndarray:
+    """``words`` as an array of token ids, each 0 (``(``) or 1 (``)``), refused otherwise (other
+    integer ids are let through with ``others=True``)."""
+    if isinstance(words, (str, bytes)):
+        validate.fail(owner, name, "an array of token ids 0 and 1 (use from_string for text)", words,
+                      ArgumentTypeError)
+    try:
+        a = np.asarray(words.detach().cpu() if hasattr(words, "detach") else words)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{owner}: {name} must be an array of token ids 0 and 1, got "
+                                f"{type(words).__name__}") from None
+    if a.dtype.kind not in "biuf":
+        validate.fail(owner, name, "an array of token ids 0 and 1", words, ArgumentTypeError)
+    if a.ndim == 0:
+        validate.fail(owner, name, "an array of token ids with at least one axis", words)
+    if ndim is not None and a.ndim not in ndim:
+        validate.fail(owner, name, f"an array with {' or '.join(map(str, ndim))} axes", f"shape {a.shape}")
+    if others and a.size and not (np.isfinite(a).all() and (a == np.round(a)).all()):
+        validate.fail(owner, name, "an array of integer token ids", words)
+    if not others and a.size and not np.isin(a, (0, 1)).all():
+        validate.fail(owner, name, "token ids 0 ('(') and 1 (')')",
+                      f"an array with {int((~np.isin(a, (0, 1))).sum())} other entries")
+    return a
 
 
 def catalan(N: int) -> int:
     """C_N = binom(2N, N) / (N + 1), the number of Dyck words of length 2N."""
-    N = check_int("catalan", "N", N, minimum=0)
+    N = check_int("catalan", "N", N, minimum=0, maximum=MAX_CATALAN)
     return comb(2 * N, N) // (N + 1)
 
 
 def steps(words) -> np.ndarray:
     """+1 for ``(`` and -1 for ``)``: the token embedding E = [1, -1] of Theorem 4.1."""
+    _words("steps", "words", words)
+    return _steps(words)
+
+
+def _steps(words) -> np.ndarray:
     return 1 - 2 * np.asarray(words, dtype=np.int64)
 
 
 def heights(words) -> np.ndarray:
     """Stack height after each token, Delta_r = #( - #) among the first r tokens (Eq. 9)."""
-    return np.cumsum(steps(words), axis=-1)
+    _words("heights", "words", words)
+    return _heights(words)
+
+
+def _heights(words) -> np.ndarray:
+    return np.cumsum(_steps(words), axis=-1)
 
 
 def depth(words) -> np.ndarray | int:
     """The largest stack height of a word or prefix (0 for the empty one): its depth."""
-    h = heights(words)
+    _words("depth", "words", words)
+    h = _heights(words)
     if h.shape[-1] == 0:
         return np.zeros(h.shape[:-1], dtype=np.int64) if h.ndim > 1 else 0
     top = np.maximum(h.max(-1), 0)
@@ -57,20 +95,31 @@ def depth(words) -> np.ndarray | int:
 
 def is_valid(words, N: int | None = None) -> np.ndarray | bool:
     """Whether each row is a Dyck word (of length 2N when ``N`` is given): no height below 0
-    and final height 0. This is the paper's completion criterion."""
+    and final height 0. This is the paper's completion criterion. A row holding a token other
+    than 0 and 1 (a model's other tokens) is not a Dyck word."""
+    _words("is_valid", "words", words, others=True)
+    if N is not None:
+        check_int("is_valid", "N", N, minimum=0)
     words = np.asarray(words)
-    h = heights(words)
+    h = _heights(words)
     ok = (h.min(-1) >= 0) & (h[..., -1] == 0) if h.shape[-1] else np.ones(h.shape[:-1], bool)
+    if h.shape[-1] and not np.isin(words, (OPEN, CLOSE)).all():
+        ok = ok & np.isin(words, (OPEN, CLOSE)).all(-1)
     if N is not None and words.shape[-1] != 2 * N:
         ok = np.zeros_like(ok, dtype=bool)
     return ok if np.ndim(ok) else bool(ok)
 
 
 def to_string(word) -> str:
+    """The text of a word (or a prefix, or several words in a row), ``(`` for 0 and ``)`` for 1."""
+    _words("to_string", "word", word)
     return "".join(SYMBOLS[int(t)] for t in np.asarray(word).reshape(-1))
 
 
 def from_string(text: str) -> np.ndarray:
+    """The token ids of a string of brackets."""
+    if not isinstance(text, str):
+        validate.fail("from_string", "text", "a string of '(' and ')'", text, ArgumentTypeError)
     if set(text) - set(SYMBOLS):
         raise ValueError(f"from_string: a Dyck string uses only '(' and ')', got {text!r}")
     return np.array([SYMBOLS.index(c) for c in text], dtype=np.int64)
@@ -101,6 +150,8 @@ def sample_words(N: int, count: int, seed: int = 0) -> np.ndarray:
     Dyck word followed by a final down-step (Dvoretzky & Motzkin, 1947)."""
     N = check_int("sample_words", "N", N, minimum=1, maximum=10_000)
     count = check_int("sample_words", "count", count, minimum=0, maximum=10**8)
+    validate.seed("sample_words", "seed", seed)
+    validate.memory("sample_words", f"the words (count x 2N = {count * 2 * N:.1e} numbers)", 8.0 * count * 2 * N)
     rng = np.random.default_rng(seed)
     out = np.empty((count, 2 * N), dtype=np.int64)
     chunk = max(1, 2_000_000 // (2 * N + 1))
@@ -145,6 +196,9 @@ def sample_by_depth(N: int, count: int, *, min_depth: int = 1, max_depth: int | 
     count = check_int("sample_by_depth", "count", count, minimum=0, maximum=10**8)
     max_depth = N if max_depth is None else check_int("sample_by_depth", "max_depth", max_depth, minimum=1, maximum=N)
     min_depth = check_int("sample_by_depth", "min_depth", min_depth, minimum=1, maximum=max_depth)
+    validate.seed("sample_by_depth", "seed", seed)
+    validate.memory("sample_by_depth", f"the words and their draws (count x 2N = {count * 2 * N:.1e} numbers)",
+                    8.0 * count * 2 * N + 80.0 * count)
     rng = np.random.default_rng(seed)
     n = 2 * N
     below = _completions(N, max_depth)  # paths staying <= max_depth
@@ -173,6 +227,12 @@ def sample_by_depth(N: int, count: int, *, min_depth: int = 1, max_depth: int | 
 
 def distinct(words: np.ndarray, limit: int | None = None) -> np.ndarray:
     """The distinct rows of ``words`` in order of first appearance (at most ``limit`` of them)."""
+    if not isinstance(words, np.ndarray) or words.ndim != 2:
+        validate.fail("distinct", "words", "a two-dimensional numpy array (one word per row)",
+                      f"shape {words.shape}" if isinstance(words, np.ndarray) else type(words).__name__,
+                      ArgumentTypeError)
+    if limit is not None:
+        check_int("distinct", "limit", limit, minimum=0)
     _, first = np.unique(words, axis=0, return_index=True)
     kept = words[np.sort(first)]
     return kept if limit is None else kept[:limit]
@@ -182,13 +242,17 @@ def peak_prefix(word) -> np.ndarray:
     """The prefix of ``word`` that ends where it first reaches its depth: its depth equals the
     word's, and it is the shortest such prefix. The rule this book uses for the paper's
     "prefixes of depth >= q" (cut rule (a) of the reading notes)."""
+    _words("peak_prefix", "word", word, ndim=(1,))
     word = np.asarray(word)
-    return word[:int(np.argmax(heights(word))) + 1]
+    if word.size == 0:
+        validate.fail("peak_prefix", "word", "a non-empty word", word)
+    return word[:int(np.argmax(_heights(word))) + 1]
 
 
 def valid_prefixes(N: int) -> list[np.ndarray]:
     """Every distinct non-empty prefix of a word of D_2N, the full words included (6,916 for
     N = 8), ordered by length and then lexicographically."""
+    check_int("valid_prefixes", "N", N, minimum=1, maximum=MAX_ENUMERATED)
     words = all_words(N)
     out = []
     for r in range(1, 2 * N + 1):

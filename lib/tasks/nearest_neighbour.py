@@ -19,13 +19,37 @@ from __future__ import annotations
 import torch
 
 from .. import validate
-from .base import IGNORE, Batch, Task, Vocab, check_choice, check_int
+from .base import IGNORE, ArgumentTypeError, Batch, Task, Vocab, check_choice, check_int
+
+
+def _tensor(owner: str, name: str, value, ndim: int, floating: bool | None = None) -> torch.Tensor:
+    if not isinstance(value, torch.Tensor):
+        validate.fail(owner, name, f"a torch.Tensor with {ndim} axes", type(value).__name__, ArgumentTypeError)
+    if value.dim() != ndim:
+        validate.fail(owner, name, f"a tensor with {ndim} axes", f"shape {tuple(value.shape)}")
+    if floating is True and not value.is_floating_point():
+        validate.fail(owner, name, "a floating-point tensor", value.dtype, ArgumentTypeError)
+    if floating is False and (value.is_floating_point() or value.is_complex()):
+        validate.fail(owner, name, "an integer tensor", value.dtype, ArgumentTypeError)
+    if floating is True and not torch.isfinite(value).all():
+        validate.fail(owner, name, "finite (no NaN or infinity)", f"a tensor with {int((~torch.isfinite(value)).sum())} "
+                      "such entries")
+    return value
 
 
 def nearest_labels(x: torch.Tensor, labels: torch.Tensor, n_context: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Labels of ``x`` (``(B, n, d)``) continued by the nearest-neighbour rule from the first
     ``n_context`` given ``labels``, and the margin of every scored input (best minus second-best
     inner product with the inputs before it)."""
+    owner = "nearest_labels"
+    _tensor(owner, "x", x, 3, floating=True)
+    _tensor(owner, "labels", labels, 2, floating=False)
+    if labels.shape != x.shape[:2]:
+        validate.fail(owner, "labels", f"a tensor of shape {tuple(x.shape[:2])} (B, n), one label per input",
+                      f"shape {tuple(labels.shape)}")
+    check_int(owner, "n_context", n_context, minimum=1, maximum=max(1, x.shape[1]))
+    validate.memory(owner, f"the Gram matrices (B x n x n = {x.shape[0] * x.shape[1] ** 2:.1e} numbers)",
+                    float(x.shape[0]) * x.shape[1] ** 2 * x.element_size() * 2)
     B, n, _ = x.shape
     y = labels.clone()
     gram = x @ x.transpose(1, 2)
@@ -62,6 +86,21 @@ class NearestNeighbour(Task):
         self.input_dim = dim + 2
         self.seq_len = 2 * n_points
         self.n_classes = 2
+        self.check_memory(owner, 1)
+
+    def sample_memory(self, n: int) -> tuple[str, float]:
+        """Drawing ``n`` examples draws ``2n`` candidates at a time: their points (``n_points x
+        dim`` each, in float64, with the integer draws and the normalised copy), their Gram
+        matrices (``n_points x n_points``), for MQAR a random order of all ``2^dim`` keys, and
+        then the float64 and float32 sequences (``2 n_points x (dim + 2)``)."""
+        m, d = self.n_points, self.dim
+        keys = (float("inf") if d > 1000 else 2.0**d) if self.mqar else 0.0
+        numbers = 2.0 * n * (m * d + m * m + keys) + n * 2 * m * (d + 2)
+        n_bytes = 2.0 * n * (3 * 8 * m * d + 8 * m * m + 12 * keys + 32 * m) + n * 2 * m * (d + 2) * 12
+        what = (f"the points{', all 2^dim keys' if self.mqar else ''} and Gram matrices of 2n candidates and the "
+                f"sequences (2n x n_points x (dim + n_points){' + 2n x 2^dim' if self.mqar else ''} + n x 2 n_points "
+                f"x (dim + 2) = {numbers:.1e} numbers)")
+        return what, n_bytes
 
     def _points(self, n: int, generator: torch.Generator) -> torch.Tensor:
         d, m = self.dim, self.n_points
@@ -78,6 +117,11 @@ class NearestNeighbour(Task):
 
     def encode(self, x: torch.Tensor, y: torch.Tensor) -> Batch:
         """The interleaved vector sequence of inputs ``x`` ``(B, n, dim)`` and labels ``y``."""
+        _tensor("NearestNeighbour.encode", "x", x, 3, floating=True)
+        _tensor("NearestNeighbour.encode", "y", y, 2, floating=False)
+        if x.shape[1:] != (self.n_points, self.dim) or y.shape != x.shape[:2]:
+            validate.fail("NearestNeighbour.encode", "x, y", f"tensors of shapes (B, {self.n_points}, {self.dim}) and "
+                          f"(B, {self.n_points})", f"shapes {tuple(x.shape)} and {tuple(y.shape)}")
         B, m, d = x.shape
         seq = torch.zeros(B, 2 * m, d + 2, dtype=torch.float64)
         seq[:, 0::2, :d] = x
@@ -105,5 +149,9 @@ class NearestNeighbour(Task):
     @staticmethod
     def inputs(batch: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """The input vectors ``(B, n, dim)`` and labels ``(B, n)`` of a batch."""
+        validate.instance("NearestNeighbour.inputs", "batch", batch, Batch)
+        if batch.x.dim() != 3 or batch.x.shape[-1] < 3 or not batch.x.is_floating_point():
+            validate.fail("NearestNeighbour.inputs", "batch", "a batch of vector sequences (B, 2n, dim + 2)",
+                          f"x of shape {tuple(batch.x.shape)}, {batch.x.dtype}")
         d = batch.x.shape[-1] - 2
         return batch.x[:, 0::2, :d].double(), batch.x[:, 1::2, d].round().long()

@@ -25,7 +25,8 @@ import math
 import torch
 
 from .. import validate
-from .base import MAX_VOCAB, SIGN, Batch, Task, Vocab, check_choice, check_int, make_generator, symbol_names
+from .base import (MAX_VOCAB, SIGN, ArgumentTypeError, Batch, Task, Vocab, check_choice, check_int, make_generator,
+                   symbol_names)
 
 CONTEXTS = ("shared", "per_example")
 LABELS = ("classes", "reals")
@@ -50,7 +51,11 @@ def query_context_data(n_examples: int, context_size: int, dim: int, *, context:
     check_int(owner, "label_dim", label_dim, minimum=1)
     validate.size(owner, "the data (n_examples x (context_size + 1) x dim)", T * (n + 1) * d)
     validate.dtype(owner, "dtype", dtype)
-    check_int(owner, "seed", seed, minimum=0)
+    validate.seed(owner, "seed", seed)
+    numbers = T * (n + 1) * d
+    itemsize = torch.empty(0, dtype=dtype).element_size()
+    validate.memory(owner, f"the data (n_examples x (context_size + 1) x dim = {numbers:.1e} numbers, in float64 "
+                    f"and then {dtype})", numbers * (16.0 + itemsize) + T * label_dim * (8.0 + itemsize))
     g = make_generator(seed)
     queries = torch.rand(T, 1, d, generator=g, dtype=torch.float64)
     if context == "shared":
@@ -66,21 +71,42 @@ def query_context_data(n_examples: int, context_size: int, dim: int, *, context:
     return Batch(x, y)
 
 
+def _check_batch(owner: str, batch) -> None:
+    validate.instance(owner, "batch", batch, Batch)
+    if batch.x.dim() != 3 or batch.x.shape[1] < 2:
+        validate.fail(owner, "batch", "a query/context batch with x of shape (T, n + 1, d), n >= 1",
+                      f"x of shape {tuple(batch.x.shape)}")
+
+
 def queries(batch: Batch) -> torch.Tensor:
     """The query vectors ``(T, d)`` of a query/context batch."""
+    _check_batch("queries", batch)
     return batch.x[:, 0]
 
 
 def contexts(batch: Batch) -> torch.Tensor:
     """The context matrices ``(T, n, d)`` of a query/context batch."""
+    _check_batch("contexts", batch)
     return batch.x[:, 1:]
 
 
 def as_sequences(query: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
     """Queries ``(T, d)`` and contexts ``(T, n, d)`` (or one shared ``(n, d)``) laid out as the
     model's input ``(T, n + 1, d)``, query first."""
-    query = torch.as_tensor(query)
-    context = torch.as_tensor(context)
+    tensors = []
+    for name, value in (("query", query), ("context", context)):
+        try:
+            value = torch.as_tensor(value)
+        except (TypeError, ValueError, RuntimeError):
+            raise ArgumentTypeError(f"as_sequences: {name} must be an array of numbers, got "
+                                    f"{type(value).__name__}") from None
+        if not (value.is_floating_point() or value.dtype in (torch.int64, torch.int32)):
+            validate.fail("as_sequences", name, "an array of real numbers", value.dtype, ArgumentTypeError)
+        if value.is_floating_point() and not torch.isfinite(value).all():
+            validate.fail("as_sequences", name, "finite (no NaN or infinity)",
+                          f"an array with {int((~torch.isfinite(value)).sum())} such entries")
+        tensors.append(value)
+    query, context = tensors
     if context.dim() == 2:
         context = context.expand(query.shape[0], *context.shape)
     if query.dim() != 2 or context.dim() != 3 or context.shape[0] != query.shape[0] \
@@ -108,7 +134,9 @@ class SequenceClassification(Task):
         check_int(owner, "length", length, minimum=1, maximum=MAX_VOCAB)
         distinct = 10**7 if length * math.log10(n_words) >= 7 else n_words**length  # no huge powers
         check_int(owner, "n_examples", n_examples, minimum=1, maximum=distinct)
-        check_int(owner, "dataset_seed", dataset_seed, minimum=0)
+        validate.seed(owner, "dataset_seed", dataset_seed)
+        validate.memory(owner, f"the dataset and its draws (3 n_examples x (length + 1) = "
+                        f"{3 * n_examples * (length + 1):.1e} numbers)", 8.0 * 3 * n_examples * (length + 1))
         self.n_words, self.length, self.n_examples, self.dataset_seed = n_words, length, n_examples, dataset_seed
         self.vocab = Vocab(symbol_names(n_words) + [SIGN])
         self.sign = n_words
@@ -119,16 +147,22 @@ class SequenceClassification(Task):
     def enumerate(self) -> Batch:
         if self._data is None:
             generator = make_generator(self.dataset_seed)
-            if self.n_examples == self.n_words**self.length:
+            every = self.length * math.log10(self.n_words) <= 7 + 1e-9 and self.n_examples == self.n_words**self.length
+            if every:  # (n_examples <= 10^7, so no huge power is formed)
                 words = torch.cartesian_prod(*[torch.arange(self.n_words)] * self.length).reshape(-1, self.length)
             else:
                 seen, rows = set(), []
-                while len(rows) < self.n_examples:
+                for _ in range(1000):  # ~ln(n_words^length) / 2 rounds even for all but one sequence
+                    if len(rows) >= self.n_examples:
+                        break
                     for row in torch.randint(self.n_words, (2 * self.n_examples, self.length), generator=generator):
                         key = tuple(row.tolist())
                         if key not in seen and len(rows) < self.n_examples:
                             seen.add(key)
                             rows.append(row)
+                if len(rows) < self.n_examples:
+                    raise ValueError(f"SequenceClassification: found only {len(rows)} of {self.n_examples} distinct "
+                                     "sequences in 1000 rounds; ask for fewer examples")
                 words = torch.stack(rows)
             x = torch.cat([words, torch.full((len(words), 1), self.sign)], dim=1)
             labels = torch.randperm(self.n_examples, generator=generator)
@@ -140,6 +174,11 @@ class SequenceClassification(Task):
         return data[torch.randint(len(data), (n,), generator=generator)]
 
     def split(self, n_train=None, n_test=None, seed=0):
+        """The whole dataset as both sets (memorization); the sizes, if given, are checked and ignored."""
+        for name, value in (("n_train", n_train), ("n_test", n_test)):
+            if value is not None:
+                check_int("SequenceClassification.split", name, value, minimum=1)
+        validate.seed("SequenceClassification.split", "seed", seed)
         data = self.enumerate()
         return data, data
 

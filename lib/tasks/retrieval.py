@@ -17,8 +17,11 @@ import math
 import torch
 
 from .. import validate
-from .base import (MAX_VOCAB, SIGN, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int, held_out,
-                   random_rows, symbol_names)
+from .base import (MAX_VOCAB, SIGN, ArgumentTypeError, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int,
+                   _held_out, log10_perm, random_rows, symbol_names)
+
+#: the most (question, answer) pairings InContextQA hashes into its held-out table (one Python call each)
+MAX_PAIRINGS = 10**7
 
 
 class IndexLookup(Task):
@@ -35,6 +38,7 @@ class IndexLookup(Task):
 
     def position_token(self, p: int) -> int:
         """Token id of the query ``@p`` (1-based position p)."""
+        check_int(f"{type(self).__name__}.position_token", "p", p, minimum=1, maximum=self.length)
         return self.n_symbols + p - 1
 
     def _sample(self, n: int, generator: torch.Generator) -> Batch:
@@ -44,6 +48,9 @@ class IndexLookup(Task):
         return Batch(x, symbols[torch.arange(n), positions])
 
     def enumerate(self) -> Batch:
+        if self.length * math.log10(self.n_symbols) > 7:  # no huge powers: 10^7 > 2,000,000 anyway
+            raise ValueError(f"IndexLookup: about 10^{self.length * math.log10(self.n_symbols):.0f} examples are too "
+                             "many to enumerate; use sample()")
         total = self.n_symbols**self.length * self.length
         if total > 2_000_000:
             raise ValueError(f"IndexLookup: {total} examples are too many to enumerate; use sample()")
@@ -77,7 +84,11 @@ class InContextQA(HeldOutSplit, Task):
         check_int(owner, "k", k, minimum=1, maximum=min(n_questions, n_answers))
         check_choice(owner, "pairs", pairs, ("all", "train", "test"))
         validate.real(owner, "holdout", holdout, above=0.0, below=1.0)
-        check_int(owner, "split_seed", split_seed, minimum=0)
+        validate.seed(owner, "split_seed", split_seed)
+        if n_questions * n_answers > MAX_PAIRINGS:
+            raise ValueError(f"{owner}: n_questions x n_answers = {n_questions * n_answers:,} pairings, more than the "
+                             f"{MAX_PAIRINGS:,} whose held-out table this task builds (one hash each); use fewer "
+                             "questions or answers")
         self.n_questions, self.n_answers, self.k, self.pairs = n_questions, n_answers, k, pairs
         self.holdout, self.split_seed = holdout, split_seed
         self.vocab = Vocab([f"q{i}" if n_questions > 26 else symbol_names(n_questions)[i] for i in range(n_questions)]
@@ -86,7 +97,7 @@ class InContextQA(HeldOutSplit, Task):
         self.answer_offset = n_questions + 1
         self.seq_len = 3 * k + 2
         self.n_classes = n_answers
-        self._held = torch.tensor([[held_out((q, a), split_seed, holdout) for a in range(n_answers)]
+        self._held = torch.tensor([[_held_out((q, a), split_seed, holdout) for a in range(n_answers)]
                                    for q in range(n_questions)])
         if pairs != "all" and (self._held.all() or not self._held.any()):
             raise ValueError(f"{owner}: holdout={holdout} leaves no pairing on one side of the split")
@@ -98,12 +109,31 @@ class InContextQA(HeldOutSplit, Task):
 
     def encode(self, questions: torch.Tensor, answers: torch.Tensor, c: torch.Tensor) -> Batch:
         """Sequences from question ids ``(B, k)``, answer ids ``(B, k)`` and query block ``(B,)``."""
+        owner = "InContextQA.encode"
+        for name, value, ndim, top in (("questions", questions, 2, self.n_questions),
+                                       ("answers", answers, 2, self.n_answers), ("c", c, 1, self.k)):
+            if not isinstance(value, torch.Tensor) or value.is_floating_point() or value.dtype == torch.bool:
+                validate.fail(owner, name, "an integer torch.Tensor", type(value).__name__ if not isinstance(
+                    value, torch.Tensor) else value.dtype, ArgumentTypeError)
+            if value.dim() != ndim:
+                validate.fail(owner, name, f"a tensor with {ndim} axes", f"shape {tuple(value.shape)}")
+            if value.numel() and (value.min() < 0 or value.max() >= top):
+                validate.fail(owner, name, f"ids in [0, {top - 1}]", f"ids in [{int(value.min())}, {int(value.max())}]")
+        if questions.shape != (len(c), self.k) or answers.shape != (len(c), self.k):
+            validate.fail(owner, "questions, answers, c", f"shapes (B, {self.k}), (B, {self.k}), (B,)",
+                          f"{tuple(questions.shape)}, {tuple(answers.shape)}, {tuple(c.shape)}")
         n, k = questions.shape
         sign = torch.full((n, k), self.sign)
         blocks = torch.stack([questions, sign, answers + self.answer_offset], dim=2).reshape(n, 3 * k)
         query = questions[torch.arange(n), c]
         x = torch.cat([blocks, query[:, None], torch.full((n, 1), self.sign)], dim=1)
         return Batch(x, answers[torch.arange(n), c])
+
+    def sample_memory(self, n: int) -> tuple[str, float]:
+        """Distinct questions and answers are drawn as the first k of a random order of each."""
+        numbers = n * (self.n_questions + self.n_answers + self.seq_len)
+        return (f"the random orders of the questions and answers (n x (n_questions + n_answers) = {numbers:.1e} "
+                "numbers)", 12.0 * numbers + 16.0 * n * self.seq_len)
 
     def _draw(self, n, generator):
         q = random_rows(n, self.n_questions, self.k, generator)
@@ -131,6 +161,9 @@ class InContextQA(HeldOutSplit, Task):
         return self.encode(q, a, c)
 
     def enumerate(self) -> Batch:
+        log_count = log10_perm(self.n_questions, self.k) + log10_perm(self.n_answers, self.k) + math.log10(self.k)
+        if log_count > 7:  # 10^7 > 2,000,000: no huge products
+            raise ValueError(f"InContextQA: about 10^{log_count:.0f} examples are too many to enumerate; use sample()")
         count = math.perm(self.n_questions, self.k) * math.perm(self.n_answers, self.k) * self.k
         if count > 2_000_000:
             raise ValueError(f"InContextQA: {count} examples are too many to enumerate; use sample()")

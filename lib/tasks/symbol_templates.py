@@ -37,11 +37,15 @@ WILDCARDS = "αβγδεζηθικλμνξοπρστυφχψω"
 CLS = "[CLS]"
 ALPHABETS = ("train", "val", "test")
 _PREFIX = {"train": "s", "val": "v", "test": "u"}
+#: rounds of redrawing the rows whose symbols collide before :func:`_distinct_draws` gives up
+MAX_REDRAWS = 100_000
 
 
 # ----------------------------------------------------------------------------- templates
 def is_wildcard(token: str) -> bool:
     """A wildcard is a single Greek letter."""
+    if not isinstance(token, str):
+        validate.fail("is_wildcard", "token", "a string", token, ArgumentTypeError)
     return len(token) == 1 and token in WILDCARDS
 
 
@@ -73,6 +77,15 @@ def regular_tokens(template) -> tuple[str, ...]:
 
 def substitute(template, mapping: dict) -> tuple[str, ...]:
     """``sub(t, s)``: each wildcard replaced by ``mapping[wildcard]``, regular tokens kept."""
+    if not isinstance(mapping, dict):
+        validate.fail("substitute", "mapping", "a dict from wildcards to tokens", mapping, ArgumentTypeError)
+    missing = [w for w in wildcards(template) if w not in mapping]
+    if missing:
+        validate.fail("substitute", "mapping", f"a dict with an image for every wildcard of the template "
+                      f"(missing {' '.join(missing)})", mapping)
+    if not all(isinstance(mapping[w], str) and mapping[w] and " " not in mapping[w] for w in wildcards(template)):
+        validate.fail("substitute", "mapping", "a dict whose images are tokens (non-empty strings without spaces)",
+                      mapping, ArgumentTypeError)
     return tuple(mapping[t] if is_wildcard(t) else t for t in parse(template))
 
 
@@ -156,7 +169,15 @@ def diversity(templates, n_symbols: int, probs=None) -> float:
     w wildcards substitutes a given token with probability w / n_symbols, so ρ = n_symbols / max w
     over the templates of positive probability.
     """
+    owner = "diversity"
+    if isinstance(templates, str) or not isinstance(templates, (list, tuple)) or not templates:
+        validate.fail(owner, "templates", "a non-empty list of templates", templates)
     templates = [parse(t) for t in templates]
+    check_int(owner, "n_symbols", n_symbols, minimum=1)
+    if probs is not None:
+        p = validate.array(owner, "probs", probs, ndim=1)
+        if len(p) != len(templates) or (p < 0).any() or not (p > 0).any():
+            validate.fail(owner, "probs", f"{len(templates)} non-negative weights, not all zero", p.tolist())
     probs = [1.0] * len(templates) if probs is None else list(probs)
     w = max(len(wildcards(t)) for t, p in zip(templates, probs) if p > 0)
     return math.inf if w == 0 else n_symbols / w
@@ -199,11 +220,13 @@ def _distinct_draws(n: int, population: int, k: int, generator: torch.Generator)
     if population <= 64 or n * population <= 2_000_000:
         return random_rows(n, population, k, generator)
     rows = torch.randint(population, (n, k), generator=generator)  # k <= population / 2 here: few redraws
-    while True:
+    for _ in range(MAX_REDRAWS):
         bad = (rows.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)
         if not bad.any():
             return rows
         rows[bad] = torch.randint(population, (int(bad.sum()), k), generator=generator)
+    raise ValueError(f"SymbolTemplates: {k} distinct symbols of an alphabet of {population} are too unlikely to draw "
+                     f"(still {int(bad.sum())} of {n} rows after {MAX_REDRAWS:,} redraws); use a larger alphabet")
 
 
 class SymbolTemplates(HeldOutSplit, Task):
@@ -238,6 +261,8 @@ class SymbolTemplates(HeldOutSplit, Task):
                              f"got {probs.tolist()}")
         self.probs = tuple((probs / probs.sum()).tolist())
         self.n_symbols, self.n_heldout = n_symbols, n_heldout
+        validate.memory(owner, f"the vocabulary (n_symbols + 2 n_heldout = {n_symbols + 2 * n_heldout:.1e} tokens)",
+                        200.0 * (n_symbols + 2 * n_heldout))
         label_tokens = [y for y in self.labels if self.symbolic and not is_wildcard(y)]
         regular = list(dict.fromkeys([r for t in self.templates for r in regular_tokens(t)] + label_tokens))
         self.offsets = {"train": len(regular) + 1, "val": len(regular) + 1 + n_symbols,
@@ -258,16 +283,20 @@ class SymbolTemplates(HeldOutSplit, Task):
 
     # -- alphabets and splits
     def alphabet_size(self, which: str | None = None) -> int:
-        which = self.alphabet if which is None else which
+        """The number of symbols of an alphabet (``"train"``, ``"val"`` or ``"test"``; this task's if None)."""
+        which = self.alphabet if which is None else check_choice(f"{type(self).__name__}.alphabet_size", "which",
+                                                                  which, ALPHABETS)
         return self.n_symbols if which == "train" else self.n_heldout
 
     def alphabet_ids(self, which: str | None = None) -> range:
         """The token ids of an alphabet (``"train"``, ``"val"`` or ``"test"``)."""
-        which = self.alphabet if which is None else check_choice(type(self).__name__, "which", which, ALPHABETS)
+        which = self.alphabet if which is None else check_choice(f"{type(self).__name__}.alphabet_ids", "which", which,
+                                                                  ALPHABETS)
         return range(self.offsets[which], self.offsets[which] + self.alphabet_size(which))
 
     def variant(self, which: str) -> "SymbolTemplates":
         """The same task substituting from another alphabet (``"train"``, ``"val"`` or ``"test"``)."""
+        check_choice(f"{type(self).__name__}.variant", "which", which, ALPHABETS)
         return type(self)(self.templates, self.labels, self.n_symbols, self.n_heldout, self.probs, self.cls, which)
 
     def splits(self, n_train: int, seed: int = 0, n_heldout_samples: int = 100) -> dict[str, Batch]:
@@ -277,7 +306,7 @@ class SymbolTemplates(HeldOutSplit, Task):
         owner = f"{type(self).__name__}.splits"
         check_int(owner, "n_train", n_train, minimum=1)
         check_int(owner, "n_heldout_samples", n_heldout_samples, minimum=1)
-        check_int(owner, "seed", seed, minimum=0)
+        check_int(owner, "seed", seed, minimum=0, maximum=(validate.MAX_SEED - 2) // 3)
         return {"train": self.variant("train").sample(n_train, seed=3 * seed),
                 "val": self.variant("val").sample(n_heldout_samples, seed=3 * seed + 1),
                 "test": self.variant("test").sample(n_heldout_samples, seed=3 * seed + 2)}
@@ -289,6 +318,10 @@ class SymbolTemplates(HeldOutSplit, Task):
     # -- generation
     def draw(self, n: int, generator: torch.Generator) -> tuple[torch.Tensor, Batch]:
         """``n`` examples and the template index of each."""
+        owner = f"{type(self).__name__}.draw"
+        check_int(owner, "n", n, minimum=1)
+        if not isinstance(generator, torch.Generator):
+            raise ArgumentTypeError(f"{owner}: generator must be a torch.Generator, got {type(generator).__name__}")
         which = torch.multinomial(torch.tensor(self.probs), n, replacement=True, generator=generator)
         images = _distinct_draws(n, self.alphabet_size(), self.n_wildcards, generator) + self.offsets[self.alphabet]
         codes = self._codes[which]
@@ -309,6 +342,13 @@ class SymbolTemplates(HeldOutSplit, Task):
 
     def template_index(self, x: torch.Tensor) -> torch.Tensor:
         """The template each string matches (Def. 3.1), -1 if none: a check on any input."""
+        if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.is_floating_point():
+            validate.fail(f"{type(self).__name__}.template_index", "x", "an integer tensor of token ids (B, n)",
+                          f"shape {tuple(x.shape)}, {x.dtype}" if isinstance(x, torch.Tensor) else type(x).__name__,
+                          ArgumentTypeError)
+        if x.numel() and (x.min() < 0 or x.max() >= len(self.vocab)):
+            validate.fail(f"{type(self).__name__}.template_index", "x", f"token ids in [0, {len(self.vocab) - 1}]",
+                          f"ids in [{int(x.min())}, {int(x.max())}]")
         out = []
         for row in x:
             tokens = self.vocab.decode(row[:-1] if self.cls else row)
@@ -374,7 +414,7 @@ def random_templates(m: int, length: int, n_wildcards: int, n_regular: int, seed
     check_int(owner, "n_regular", n_regular, minimum=0, maximum=26)
     if n_wildcards + n_regular == 0:
         raise ValueError(f"{owner}: n_wildcards + n_regular must be positive, got 0")
-    check_int(owner, "seed", seed, minimum=0)
+    validate.seed(owner, "seed", seed)
     rng = np.random.default_rng(seed)
     pool = list(WILDCARDS[:n_wildcards]) + [chr(ord("A") + i) for i in range(n_regular)]
     templates: list[tuple[str, ...]] = []

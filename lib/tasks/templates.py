@@ -19,22 +19,32 @@ can address rows by token id. Template matching holds out substitution maps
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache
 
 import torch
 
 from .. import validate
 from .base import (MAX_VOCAB, SIGN, ArgumentTypeError, Batch, HeldOutSplit, Task, Vocab, check_choice, check_int,
-                   held_out, random_rows, symbol_names)
+                   _held_out, log10_perm, random_rows, symbol_names)
+
+
+#: the longest templates :func:`all_templates` lists: Bell(10) = 115,975 (Bell(13) is 27 million)
+MAX_TEMPLATE_LENGTH = 10
 
 
 # ----------------------------------------------------------------------------- templates
-@lru_cache(maxsize=None)
 def all_templates(length: int) -> tuple[tuple[int, ...], ...]:
     """Every template of a length, up to renaming: restricted-growth strings (Bell(l) of them).
 
     ``(0, 0, 1)`` is the template αaβ... written with wildcards numbered by first appearance.
+    Lengths up to :data:`MAX_TEMPLATE_LENGTH` (the count grows faster than exponentially).
     """
+    return _all_templates(check_int("all_templates", "length", length, minimum=1, maximum=MAX_TEMPLATE_LENGTH))
+
+
+@lru_cache(maxsize=None)
+def _all_templates(length: int) -> tuple[tuple[int, ...], ...]:
     out = [(0,)]
     for _ in range(length - 1):
         out = [t + (w,) for t in out for w in range(max(t) + 2)]
@@ -43,6 +53,8 @@ def all_templates(length: int) -> tuple[tuple[int, ...], ...]:
 
 def template_of(sequence) -> tuple[int, ...]:
     """The template (equality pattern) of a sequence of symbols."""
+    if not hasattr(sequence, "__iter__"):
+        validate.fail("template_of", "sequence", "a sequence of symbols", sequence, ArgumentTypeError)
     first: dict = {}
     return tuple(first.setdefault(s, len(first)) for s in sequence)
 
@@ -50,6 +62,9 @@ def template_of(sequence) -> tuple[int, ...]:
 def check_templates(owner: str, templates, length: int) -> tuple[tuple[int, ...], ...]:
     """``templates`` as a tuple of distinct length-``length`` restricted-growth strings (each its
     own equality pattern, so no two templates describe the same sequences); all of them if None."""
+    if not isinstance(owner, str):
+        validate.fail("check_templates", "owner", "the name of the calling function", owner, ArgumentTypeError)
+    length = check_int(owner, "length", length, minimum=1, maximum=MAX_TEMPLATE_LENGTH)
     if templates is None:
         return all_templates(length)
     if isinstance(templates, (str, bytes)) or not hasattr(templates, "__iter__"):
@@ -89,7 +104,7 @@ class TemplateMatching(HeldOutSplit, Task):
         if n_words < wildcards:
             raise ValueError(f"{owner}: n_words must be >= {wildcards} (the wildcards of the templates), got {n_words}")
         validate.real(owner, "holdout", holdout, above=0.0, below=1.0)
-        check_int(owner, "split_seed", split_seed, minimum=0)
+        validate.seed(owner, "split_seed", split_seed)
         self.n_words, self.length, self.templates, self.maps = n_words, length, templates, maps
         self.holdout, self.split_seed = holdout, split_seed
         self.vocab = Vocab(symbol_names(n_words) + [SIGN])
@@ -104,10 +119,15 @@ class TemplateMatching(HeldOutSplit, Task):
         :meth:`split` draws from these."""
         return TemplateMatching(self.n_words, self.length, self.templates, maps, self.holdout, self.split_seed)
 
+    def sample_memory(self, n: int) -> tuple[str, float]:
+        """A map is drawn as the first wildcards of a random order of all the words."""
+        numbers = n * (self.n_words + self.seq_len)
+        return f"the random orders of the words (n x n_words = {n * self.n_words:.1e} numbers)", 12.0 * numbers
+
     def _map_ok(self, words: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         if self.maps == "all":
             return torch.ones(len(words), dtype=torch.bool)
-        held = torch.tensor([held_out(tuple(w[: int(tt.max()) + 1].tolist()), self.split_seed, self.holdout)
+        held = torch.tensor([_held_out(tuple(w[: int(tt.max()) + 1].tolist()), self.split_seed, self.holdout)
                              for w, tt in zip(words, t)])
         return held if self.maps == "test" else ~held
 
@@ -146,6 +166,8 @@ class TemplateMatching(HeldOutSplit, Task):
         return Batch(x, y)
 
     def template_name(self, i: int) -> str:
+        """The template of class ``i`` in Greek letters (``αβα``)."""
+        check_int("TemplateMatching.template_name", "i", i, minimum=0, maximum=self.n_classes - 1)
         return "".join("αβγδεζηθικ"[w] for w in self.templates[i])
 
     def describe_target(self, y):
@@ -184,6 +206,19 @@ class InContextTemplateMatching(Task):
     def encode(self, template_ids, maps, answers, c) -> Batch:
         """``template_ids (B, k)``, ``maps (B, k+1, w)`` (word of each wildcard; last = query),
         ``answers (B, k)``, ``c (B,)``."""
+        owner = "InContextTemplateMatching.encode"
+        for name, value, ndim in (("template_ids", template_ids, 2), ("maps", maps, 3), ("answers", answers, 2),
+                                  ("c", c, 1)):
+            if not isinstance(value, torch.Tensor) or value.is_floating_point() or value.dtype == torch.bool:
+                validate.fail(owner, name, "an integer torch.Tensor", type(value).__name__ if not isinstance(
+                    value, torch.Tensor) else value.dtype, ArgumentTypeError)
+            if value.dim() != ndim:
+                validate.fail(owner, name, f"a tensor with {ndim} axes", f"shape {tuple(value.shape)}")
+        B = len(c)
+        if template_ids.shape != (B, self.k) or answers.shape != (B, self.k) or maps.shape[:2] != (B, self.k + 1):
+            validate.fail(owner, "template_ids, maps, answers, c", f"shapes (B, {self.k}), (B, {self.k + 1}, w), "
+                          f"(B, {self.k}), (B,)", f"{tuple(template_ids.shape)}, {tuple(maps.shape)}, "
+                          f"{tuple(answers.shape)}, {tuple(c.shape)}")
         n, k = template_ids.shape[0], self.k
         t = self._template_tensor[template_ids]  # (B, k, l)
         t_all = torch.cat([t, t[torch.arange(n), c][:, None]], dim=1)  # query uses template of block c
@@ -192,6 +227,12 @@ class InContextTemplateMatching(Task):
         blocks = torch.cat([words[:, :k], sign, (answers + self.answer_offset)[:, :, None]], dim=2).reshape(n, -1)
         x = torch.cat([blocks, words[:, k], torch.full((n, 1), self.sign)], dim=1)
         return Batch(x, answers[torch.arange(n), c])
+
+    def sample_memory(self, n: int) -> tuple[str, float]:
+        """Maps are the first wildcards of random orders of the words, one per block and the query."""
+        numbers = n * ((self.k + 1) * self.n_words + len(self.templates) + self.n_answers + self.seq_len)
+        return (f"the random orders of the words, templates and answers (n x ((k + 1) n_words + templates + "
+                f"n_answers) = {numbers:.1e} numbers)", 12.0 * numbers)
 
     def _sample(self, n, generator):
         template_ids = random_rows(n, len(self.templates), self.k, generator)
@@ -202,6 +243,12 @@ class InContextTemplateMatching(Task):
 
     def enumerate(self) -> Batch:
         """Every example: ordered distinct templates, answers, injective maps, query block."""
+        log_least = log10_perm(len(self.templates), self.k) + log10_perm(self.n_answers, self.k) + math.log10(self.k)
+        if log_least > 7:  # 10^7 > 500,000: no huge products
+            raise ValueError(f"InContextTemplateMatching: about 10^{log_least:.0f} examples are too many to enumerate")
+        at_least = math.perm(len(self.templates), self.k) * math.perm(self.n_answers, self.k) * self.k
+        if at_least > 500_000:  # every (templates, answers, query) has at least one map
+            raise ValueError(f"InContextTemplateMatching: at least {at_least:,} examples are too many to enumerate")
         tids = list(itertools.permutations(range(len(self.templates)), self.k))
         answers = list(itertools.permutations(range(self.n_answers), self.k))
         wild = [max(t) + 1 for t in self.templates]
