@@ -391,3 +391,18 @@ def test_sweep_builders_refuse_bad_sizes():
     fails(lambda: sweeps.variant_config(3, 4, 8, 1, 1, 4), "variant_config", "variant")
     E = sweeps.fixed_embedding(4)
     assert E.shape == (2, 4) and np.allclose(E[0], -E[1])
+
+
+def test_jl_dimension_refuses_an_eps_whose_square_underflows():
+    fails(lambda: cf.jl_dimension(8, 1e-200), "jl_dimension", "eps")  # was ZeroDivisionError
+    assert cf.jl_dimension(64, 0.5) == 200 and cf.jl_dimension(8, 1e-6) > 10**12
+
+
+def test_readers_of_stored_results_refuse_other_types():
+    from lib.papers.richard2024 import figures, setup
+
+    for name in ("architectures", "sample_size", "completions", "ablations", "gd_eq1", "boolean_simplification"):
+        fails(lambda: getattr(setup, name)({"config": {}}), name, "result")
+    fails(lambda: setup.figure_7(None, [], 3), "figure_7", "result")
+    fails(lambda: figures.spectra({}), "spectra", "comp_result")
+    fails(lambda: figures.boolean_accuracy(None, None), "boolean_accuracy", "result")

@@ -286,6 +286,9 @@ def jl_dimension(n: int, eps: float) -> int:
     """Theorem 3.1's width ``d >= 4 ln n / (eps^2/2 - eps^3/3)`` (Dasgupta & Gupta's JL bound)."""
     n = validate.integer("jl_dimension", "n", n, 2, validate.MAX_SEED)
     eps = validate.real("jl_dimension", "eps", eps, above=0, below=1)
+    if not eps**2 / 2 - eps**3 / 3 > 0 or not math.isfinite(4 * math.log(n) / (eps**2 / 2 - eps**3 / 3)):
+        validate.fail("jl_dimension", "eps", "large enough that the width is finite (eps^2 underflows below 1e-154)",
+                      eps)
     return math.ceil(4 * math.log(n) / (eps**2 / 2 - eps**3 / 3))
 
 

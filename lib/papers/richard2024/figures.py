@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import plots
+from ... import plots, validate
+from ...results import Result
 from ...tasks import dyck_words as dw
 from . import closed_form as cf
 from . import readings
@@ -50,6 +51,7 @@ def path(picture: dict, title: str = "Theorem 4.1's head, γ = -1/2"):
 
 def architectures(arch_result, closed_weights: int, closed_acc: float):
     """Figure 3 (left): deep-prefix accuracy against parameters, one line per (L, h), and the closed form."""
+    validate.instance("architectures", "arch_result", arch_result, Result)
     import matplotlib.pyplot as plt
 
     arch = readings.frame(arch_result)
@@ -66,6 +68,7 @@ def architectures(arch_result, closed_weights: int, closed_acc: float):
 
 def sample_size(size_result, closed_acc: float):
     """Figure 3 (right): in- and out-of-sample accuracy against distinct training words."""
+    validate.instance("sample_size", "size_result", size_result, Result)
     import matplotlib.pyplot as plt
 
     sizes = readings.frame(size_result)
@@ -84,6 +87,7 @@ def sample_size(size_result, closed_acc: float):
 
 def spectra(comp_result):
     """Figure 5: eigenvalues of the last layer's value-output matrix, first seed of each model."""
+    validate.instance("spectra", "comp_result", comp_result, Result)
     import matplotlib.pyplot as plt
 
     models = comp_result.points[0]["result"]["models"]
@@ -101,6 +105,7 @@ def spectra(comp_result):
 
 def ablations(abl_result, out):
     """Figure 6: out-of-sample (solid) and in-sample (dashed) accuracy of each trained variant."""
+    validate.instance("ablations", "abl_result", abl_result, Result)
     import matplotlib.pyplot as plt
 
     abl = readings.frame(abl_result)
@@ -119,6 +124,7 @@ def ablations(abl_result, out):
 def positional_paths(abl_result, variants, ratios: dict, word: str):
     """Figure 7: k-means centroids of each pictured variant's cumulative positional curves, and the
     closed form's P_r for ``word``."""
+    validate.instance("positional_paths", "abl_result", abl_result, Result)
     import matplotlib.pyplot as plt
 
     from .training import kmeans
@@ -145,6 +151,7 @@ def positional_paths(abl_result, variants, ratios: dict, word: str):
 def boolean_accuracy(fig1, result):
     """Figure 1: accuracy (log scale) against the training depth, per test depth, in and out of
     sample, with the always-'true' baseline."""
+    validate.instance("boolean_accuracy", "result", result, Result)
     import matplotlib.pyplot as plt
 
     depths, n_test = result.config["test_depths"], result.config["n_test"]

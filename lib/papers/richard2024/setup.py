@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import validate
 from ...paper_setup import NOT_STATED, Setup, Stated
+from ...results import Result
 from ...tasks import dyck_words
 
 _MODELS = "Sec. 4.2, Models"
@@ -175,6 +177,7 @@ def _gpt(config: dict, d: int, layers: int, heads: int):
 
 def architectures(result) -> dict:
     """Figure 3 (left)'s fields as the ``architectures`` sweep in ``result`` ran them."""
+    validate.instance("architectures", "result", result, Result)
     c, grid = result.config, result.grid
     return {"training depth <=": c["train_depth"], "test prefix depth >=": c["test_depth"],
             "training words": _words(c["N"], c["train_words"], c["train_depth"]), "test prefixes": c["n_test"],
@@ -186,6 +189,7 @@ def architectures(result) -> dict:
 def sample_size(result) -> dict:
     """Figure 3 (right)'s fields as the ``sample_size`` sweep in ``result`` ran them ("all": every
     word of the training depth)."""
+    validate.instance("sample_size", "result", result, Result)
     c, grid = result.config, result.grid
     return {"model d, L, h": [c["d"], c["layers"], c["heads"]],
             "training depths <=": sorted({p["train_depth"] for p in grid}),
@@ -196,6 +200,7 @@ def sample_size(result) -> dict:
 
 def completions(result) -> dict:
     """Figure 4, Table 1 and Figure 5's fields as the ``completions`` sweep in ``result`` ran them."""
+    validate.instance("completions", "result", result, Result)
     c = result.config
     return {"model d, L, h": [c["d"], c["layers"], c["heads"]],
             "one-word model: depth of its word": int(dyck_words.depth(dyck_words.from_string(c["word"]))),
@@ -222,6 +227,7 @@ def _ablation_model(c: dict, variant: str = "full"):
 
 def ablations(result) -> dict:
     """Figure 6's fields as the ``ablations`` sweep in ``result`` ran them."""
+    validate.instance("ablations", "result", result, Result)
     c, grid = result.config, result.grid
     share = round(100 * c["test_share"])
     return {"split": f"random {100 - share}% / {share}%",
@@ -234,6 +240,8 @@ def ablations(result) -> dict:
 def figure_7(result, pictured, clusters: int) -> dict:
     """Figure 7's fields: the variants whose paths ``result`` stored and the chapter pictures
     (``pictured``), at the largest training set, and the chapter's number of k-means clusters."""
+    validate.instance("figure_7", "result", result, Result)
+    clusters = validate.integer("figure_7", "clusters", clusters, 1)
     c, grid = result.config, result.grid
     largest = grid[-1]["size"]
     words = next(p["result"]["distinct_words"] for p in result.points if p["point"]["size"] == largest)
@@ -245,6 +253,7 @@ def figure_7(result, pictured, clusters: int) -> dict:
 def gd_eq1(result) -> dict:
     """The fields of Sec. 4.2's single-sequence claim as the ``gd_eq1`` sweep in ``result`` ran them:
     the model of Eq. (1) trained by full-batch Adam (the sweep's own optimiser)."""
+    validate.instance("gd_eq1", "result", result, Result)
     from ...models.decoder import eq1_config
 
     c = result.config
@@ -290,6 +299,7 @@ def _boolean_loss(config: dict) -> str:
 
 def boolean_simplification(result) -> dict:
     """Figure 1's fields as the ``boolean_simplification`` sweep in ``result`` ran them."""
+    validate.instance("boolean_simplification", "result", result, Result)
     from ...models.decoder import gpt_config
     from ...tasks import boolean_expressions as bx
     from .training import RECIPE
