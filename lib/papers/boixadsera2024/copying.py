@@ -32,8 +32,17 @@ def gradient_ratios(d: int, n_train: int = 16, n_test: int = 100, n_heads: int =
     owner = "gradient_ratios"
     validate.integer(owner, "d", d, minimum=1, maximum=1 << 16)
     validate.integer(owner, "n_train", n_train, minimum=1)
-    validate.integer(owner, "n_test", n_test, minimum=1)
+    validate.integer(owner, "n_test", n_test, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer(owner, "n_heads", n_heads, minimum=1, maximum=validate.MAX_COUNT)
+    if d_head is not None:
+        validate.integer(owner, "d_head", d_head, minimum=1, maximum=validate.MAX_COUNT)
+    validate.real(owner, "gamma", gamma)
+    validate.seed(owner, "seed", seed)
+    validate.integer(owner, "n_train", n_train, maximum=validate.MAX_COUNT)
     d_head = d if d_head is None else d_head
+    numbers = (n_train + n_test) * d + d + 2 * n_heads * d * d_head + n_heads
+    validate.memory(owner, f"the parameters and their two gradients ({numbers:.1e} numbers)",
+                    8 * 3 * numbers + 8 * 2 * max(n_train, n_test) * (n_train + n_test + 2 * d))
     V = n_train + n_test
     g = torch.Generator().manual_seed(seed)
     normal = lambda *shape, std: (torch.randn(*shape, generator=g, dtype=torch.float64) * std).requires_grad_()  # noqa: E731
@@ -57,6 +66,8 @@ def gradient_ratios(d: int, n_train: int = 16, n_test: int = 100, n_heads: int =
 
 def ratio_table(ds=(32, 128, 512, 2048), seeds=range(5), **kwargs) -> dict[str, np.ndarray]:
     """``R_g`` for every group, shape ``(len(ds), len(seeds))`` each."""
+    ds = validate.integers("ratio_table", "ds", ds, minimum=1)
+    seeds = validate.integers("ratio_table", "seeds", seeds, minimum=0)
     out = {gr: np.zeros((len(ds), len(list(seeds)))) for gr in GROUPS}
     for i, d in enumerate(ds):
         for j, seed in enumerate(seeds):

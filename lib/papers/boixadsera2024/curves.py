@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import validate
 from .training import VARIANTS
 
 
@@ -22,8 +23,19 @@ def by_lr(metrics: dict) -> dict:
 
 
 def best(losses) -> float:
-    """The lowest test loss over a learning-rate grid (a dict by lr, or an array)."""
-    return float(np.min(list(losses.values()) if isinstance(losses, dict) else losses))
+    """The lowest test loss over a learning-rate grid (a dict by lr, or an array); a diverged
+    run (NaN loss) is left out of the choice, and a grid where every run diverged is refused."""
+    values = list(losses.values()) if isinstance(losses, dict) else losses
+    try:
+        values = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise validate.ArgumentTypeError(f"best: losses must be test losses (a dict by lr or an array), got {losses!r}"
+                                         ) from None
+    if values.size == 0:
+        validate.fail("best", "losses", "a non-empty set of test losses", losses)
+    if np.isnan(values).all():
+        validate.fail("best", "losses", "test losses of which at least one run did not diverge (not NaN)", losses)
+    return float(np.min(values) if not np.isnan(values).any() else np.nanmin(values))
 
 
 # ----------------------------------------------------------------------------- chapter 2

@@ -17,12 +17,16 @@ import torch
 
 from ... import validate
 from ...models import build_model
+from ...tasks.symbol_templates import SymbolTemplates
 from .training import authors_init, model_config
 
 
 @torch.no_grad()
 def readout_features(model, x: torch.Tensor, batch: int = 4096) -> torch.Tensor:
     """The read-out's input: the last position after the final LayerNorm, ``(len(x), d_model)``."""
+    validate.instance("readout_features", "model", model, torch.nn.Module)
+    validate.instance("readout_features", "x", x, torch.Tensor)
+    validate.integer("readout_features", "batch", batch, minimum=1)
     rows = []
     last = f"layers.{len(model.layers) - 1}.resid_post"
     for i in range(0, len(x), batch):
@@ -35,6 +39,8 @@ def readout_features(model, x: torch.Tensor, batch: int = 4096) -> torch.Tensor:
 @torch.no_grad()
 def scale_init(model, factor: float):
     """Multiply every weight matrix (every parameter with two or more axes) except the read-out's."""
+    validate.instance("scale_init", "model", model, torch.nn.Module)
+    validate.real("scale_init", "factor", factor)
     for name, p in model.named_parameters():
         if p.ndim >= 2 and name != "W_U":
             p.mul_(factor)
@@ -45,7 +51,12 @@ def last_layer_only(task, n_train: int, init_scale: float = 1.0, seed: int = 0, 
                     **shape) -> dict:
     """Fit the read-out of a frozen random transformer by least squares (with a bias) on
     ``n_train`` strings; return the train and test MSE on unseen symbols, and the feature count."""
-    validate.real("last_layer_only", "init_scale", init_scale, above=0.0)
+    owner = "last_layer_only"
+    validate.instance(owner, "task", task, SymbolTemplates)
+    validate.integer(owner, "n_train", n_train, minimum=1, maximum=validate.MAX_COUNT)
+    validate.real(owner, "init_scale", init_scale, above=0.0)
+    validate.seed(owner, "seed", seed)
+    validate.seed(owner, "data_seed", data_seed)
     sets = task.splits(n_train, seed=data_seed)
     model = scale_init(authors_init(build_model(model_config(task, "vanilla", **shape), seed=seed), seed), init_scale)
     model.eval()

@@ -14,17 +14,28 @@ import torch
 
 from ... import validate
 from ...models import MLPConfig, build_model
+from ...tasks.symbol_templates import SymbolTemplates
 from ...train import TrainConfig, train
 
 
 def mlp_config(task, d_hidden: int = 256, n_layers: int = 2) -> MLPConfig:
     """An MLP on the concatenated one-hots of ``task``'s strings, one real output."""
+    validate.instance("mlp_config", "task", task, SymbolTemplates)
+    validate.integer("mlp_config", "d_hidden", d_hidden, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("mlp_config", "n_layers", n_layers, minimum=1, maximum=1000)
+    first = task.seq_len * len(task.vocab) * d_hidden
+    validate.memory("mlp_config", f"the first layer (seq_len x V x d_hidden = {first:.1e} numbers)", 4 * first)
     return MLPConfig(d_model=len(task.vocab), vocab_size=len(task.vocab), n_out=1, max_len=task.seq_len,
                      d_hidden=d_hidden, n_layers=n_layers, embedding="onehot", readout_bias=True)
 
 
 def unseen_rows(task, train_x: torch.Tensor) -> torch.Tensor:
     """The first-layer rows that read a token absent from every training input (all positions)."""
+    validate.instance("unseen_rows", "task", task, SymbolTemplates)
+    validate.instance("unseen_rows", "train_x", train_x, torch.Tensor)
+    if train_x.dtype.is_floating_point or train_x.dtype == torch.bool:
+        validate.fail("unseen_rows", "train_x", "an integer tensor of token ids", train_x.dtype,
+                      validate.ArgumentTypeError)
     V = len(task.vocab)
     unseen = sorted(set(range(V)) - set(train_x.flatten().tolist()))
     return torch.tensor([i * V + v for i in range(task.seq_len) for v in unseen], dtype=torch.long)
@@ -37,8 +48,14 @@ def train_mlps(task, n_train: int, seeds, steps: int = 200, lr: float = 1e-3, d_
     strings of unseen symbols, as in App. A), whether every weight reading an unseen token is
     bit-identical to its initial value, and each member's mean output on the test strings of each
     template (Lemma I.7: equal in distribution across seeds)."""
-    validate.integer("train_mlps", "n_train", n_train, minimum=1)
-    seeds = validate.integers("train_mlps", "seeds", seeds, minimum=0)
+    owner = "train_mlps"
+    validate.instance(owner, "task", task, SymbolTemplates)
+    validate.integer(owner, "n_train", n_train, minimum=1, maximum=validate.MAX_COUNT)
+    seeds = validate.integers(owner, "seeds", seeds, minimum=0)
+    validate.integer(owner, "steps", steps, minimum=1)
+    validate.real(owner, "lr", lr, above=0.0)
+    validate.seed(owner, "data_seed", data_seed)
+    validate.boolean(owner, "progress", progress)
     sets = task.splits(n_train, seed=data_seed)
     config = mlp_config(task, d_hidden, n_layers)
     run = train(config, seeds, TrainConfig(steps=steps, lr=lr, optimizer="adam", batch_size=None, loss="mse",
@@ -72,6 +89,13 @@ def coupling_check(task, n_train: int, seed: int = 0, steps: int = 200, lr: floa
       (the one-hot product reads the rows in another order, so a BLAS may round differently);
     * ``uncoupled``: the largest ``|f(π x) - f(x)|`` (not zero: one network does tell unseen
       tokens apart, just not in a way training chose)."""
+    owner = "coupling_check"
+    validate.instance(owner, "task", task, SymbolTemplates)
+    validate.integer(owner, "n_train", n_train, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed(owner, "seed", seed)
+    validate.integer(owner, "steps", steps, minimum=1)
+    validate.real(owner, "lr", lr, above=0.0)
+    validate.seed(owner, "data_seed", data_seed)
     sets = task.splits(n_train, seed=data_seed)
     config = mlp_config(task, d_hidden, n_layers)
     V, test_ids = len(task.vocab), list(task.alphabet_ids("test"))

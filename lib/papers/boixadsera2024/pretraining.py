@@ -23,7 +23,9 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
+from ... import validate
 from ...models import IdentityScalingConfig, build_model
+from ...tasks.binding_text import VariableBindingText
 from ...train import TrainConfig, train
 from .training import VARIANTS, authors_init
 
@@ -45,6 +47,11 @@ def deterministic():
 def lm_config(task, variant: str = "vanilla", *, d_model: int = 64, n_layers: int = 2, n_heads: int = 4,
               d_head: int = 16, d_mlp: int = 256) -> IdentityScalingConfig:
     """A GPT-like next-token model for ``task``: causal, pre-LayerNorm, tied read-out at every position."""
+    validate.choice("lm_config", "variant", variant, VARIANTS)
+    validate.instance("lm_config", "task", task, VariableBindingText)
+    for name, value in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head)):
+        validate.integer("lm_config", name, value, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("lm_config", "d_mlp", d_mlp, minimum=0, maximum=validate.MAX_COUNT)
     kq, vo = VARIANTS[variant]
     V = len(task.vocab)
     return IdentityScalingConfig(d_model=d_model, n_out=V, vocab_size=V, max_len=task.seq_len, n_layers=n_layers,
@@ -55,6 +62,10 @@ def lm_config(task, variant: str = "vanilla", *, d_model: int = 64, n_layers: in
 @torch.no_grad()
 def binding_accuracy(model, task, batch) -> float:
     """Share of printed values predicted right (the arg-max at each ``->``)."""
+    validate.instance("binding_accuracy", "model", model, torch.nn.Module)
+    validate.instance("binding_accuracy", "task", task, VariableBindingText)
+    if len(batch) == 0:
+        validate.fail("binding_accuracy", "batch", "a non-empty batch", "an empty batch")
     where = task.answer_positions(batch.x)
     predicted = model(batch.x).argmax(-1)
     return float((predicted[where] == batch.y[where]).float().mean())
@@ -65,6 +76,17 @@ def pretrain(task, variant: str, seeds, *, steps: int, lr: float = 1e-3, batch_s
     """Train next-token models on fresh text from ``task`` (Adam, constant ``lr``); returns the
     :class:`~lib.train.Run` and per-member metrics: validation perplexity at the end and its
     best, binding accuracy, and the mean |a_h|, |b_h|."""
+    owner = "pretrain"
+    validate.choice(owner, "variant", variant, VARIANTS)
+    validate.instance(owner, "task", task, VariableBindingText)
+    seeds = validate.integers(owner, "seeds", seeds, minimum=0)
+    validate.integer(owner, "steps", steps, minimum=1)
+    validate.real(owner, "lr", lr, above=0.0)
+    validate.integer(owner, "batch_size", batch_size, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer(owner, "eval_every", eval_every, minimum=1)
+    validate.integer(owner, "n_val", n_val, minimum=1, maximum=validate.MAX_COUNT)
+    if stop_after is not None:
+        validate.integer(owner, "stop_after", stop_after, minimum=0)
     config = lm_config(task, variant, **shape)
     val = task.sample(n_val, seed=10**6)
     run = train(lambda seed: authors_init(build_model(config, seed=seed), seed), seeds,
@@ -84,6 +106,7 @@ def pretrain(task, variant: str, seeds, *, steps: int, lr: float = 1e-3, batch_s
 def head_products(model) -> dict[str, torch.Tensor]:
     """Every head's ``W_Q W_Kᵀ + a_h I`` and ``W_V W_O + b_h I`` as ``(layers, heads, d, d)``.
     The score of query row h_i on key h_j is ``h_i (W_Q W_Kᵀ) h_jᵀ`` (times 1/sqrt(d_head))."""
+    validate.instance("head_products", "model", model, torch.nn.Module)
     kq, vo = [], []
     for block in model.layers:
         attn = block.attn
@@ -101,6 +124,9 @@ def diagonal_dominance(model) -> dict[str, list[list[float]]]:
     out = {}
     for name, m in head_products(model).items():
         d = m.shape[-1]
+        if d < 2:
+            validate.fail("diagonal_dominance", "model", "a model of width d_model >= 2 (a 1 x 1 product has no "
+                          "off-diagonal entries to compare with)", f"d_model = {d}")
         diag = torch.diagonal(m, dim1=-2, dim2=-1).mean(-1)
         off = (m.abs().sum((-2, -1)) - torch.diagonal(m, dim1=-2, dim2=-1).abs().sum(-1)) / (d * d - d)
         out[name] = (diag / off).tolist()
@@ -110,6 +136,7 @@ def diagonal_dominance(model) -> dict[str, list[list[float]]]:
 def top_heads(model, digits: int = 4) -> dict[str, dict]:
     """For each product, the head with the highest :func:`diagonal_dominance` score: its layer,
     head, score and matrix (rounded, for Fig. 7b-c's heat maps)."""
+    validate.integer("top_heads", "digits", digits, minimum=0, maximum=17)
     scores, products = diagonal_dominance(model), head_products(model)
     out = {}
     for name, per_layer in scores.items():
@@ -123,6 +150,14 @@ def transplant(pretrained: list, positions: bool = True):
     """An ``init`` for :func:`~.training.fit`: member ``seed`` starts from ``pretrained[seed % len]``'s
     blocks and final LayerNorm (and its first positions), keeping its own new token embeddings
     and read-out (Fig. 7a: new tokens, new head)."""
+    if not isinstance(pretrained, (list, tuple)):
+        validate.fail("transplant", "pretrained", "a list of pretrained models", pretrained, validate.ArgumentTypeError)
+    if len(pretrained) == 0:
+        validate.fail("transplant", "pretrained", "a non-empty list of pretrained models", pretrained)
+    for i, m in enumerate(pretrained):
+        validate.instance("transplant", f"pretrained[{i}]", m, torch.nn.Module)
+    validate.boolean("transplant", "positions", positions)
+
     def start(model, seed: int):
         source = pretrained[seed % len(pretrained)].state_dict()
         weights = {k: v for k, v in source.items() if k.startswith(("layers.", "ln_final."))}

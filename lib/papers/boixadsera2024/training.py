@@ -16,6 +16,7 @@ import torch
 
 from ... import validate
 from ...models import IdentityScalingConfig, build_model
+from ...tasks.symbol_templates import SymbolTemplates
 from ...train import TrainConfig, train
 
 VARIANTS = {"vanilla": (False, False), "+KQ": (True, False), "+VO": (False, True), "+KQ,VO": (True, True)}
@@ -26,6 +27,10 @@ def model_config(task, variant: str = "vanilla", d_model: int = 128, n_layers: i
     """The authors' transformer for ``task`` (App. A: 2 layers, 16 heads of 64, d = 128, MLP 256);
     ``changes`` set other fields of the stack (e.g. ``causal=True``)."""
     validate.choice("model_config", "variant", variant, VARIANTS)
+    validate.instance("model_config", "task", task, SymbolTemplates)
+    for name, value in (("d_model", d_model), ("n_layers", n_layers), ("n_heads", n_heads), ("d_head", d_head)):
+        validate.integer("model_config", name, value, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("model_config", "d_mlp", d_mlp, minimum=0, maximum=validate.MAX_COUNT)
     kq, vo = VARIANTS[variant]
     symbolic = task.target == "class"
     V = len(task.vocab)
@@ -39,6 +44,8 @@ def authors_init(model, seed: int):
     default and their ``randn`` positions), not the stack's N(0, 1/fan_in), which would make a
     token's embedding 1/sqrt(V) the size of its position's. Other weights keep the stack's
     N(0, 1/fan_in), close to PyTorch's ``nn.Linear`` default (uniform, std 1/sqrt(3 fan_in))."""
+    validate.seed("authors_init", "seed", seed)
+    validate.instance("authors_init", "model", model, torch.nn.Module)
     g = torch.Generator().manual_seed(10_000 + seed)
     weights = {name: torch.randn(model.get_weight(name).shape, generator=g) for name in ("W_E", "W_pos")}
     return model.set_weights(weights)
@@ -49,6 +56,10 @@ def mimetic_init(model, seed: int, alpha: float = 0.7, beta: float = 0.7):
     ``M = alpha Z + beta I`` with ``Z`` N(0, 1/d) entries, and set ``W_Q = U_k S_k^{1/2}``,
     ``W_K = V_k S_k^{1/2}`` from its SVD, so that ``W_Q W_Kᵀ`` is M's best rank-``d_head``
     approximation. The paper does not give its alpha and beta; 0.7 and 0.7 are ours."""
+    validate.instance("mimetic_init", "model", model, torch.nn.Module)
+    validate.seed("mimetic_init", "seed", seed)
+    validate.real("mimetic_init", "alpha", alpha)
+    validate.real("mimetic_init", "beta", beta)
     g = torch.Generator().manual_seed(20_000 + seed)
     weights = {}
     for name in model.weight_names():
@@ -80,7 +91,26 @@ def fit(task, n_train: int, seeds, variant: str = "vanilla", *, steps: int = 100
     on top of the authors' initialisation; a function ``(model, seed) -> model`` may replace it
     (e.g. one that loads pretrained blocks)."""
     seeds = validate.integers("fit", "seeds", seeds, minimum=0)
+    if not (isinstance(init, str) or callable(init)):
+        validate.fail("fit", "init", "one of " + ", ".join(map(repr, INITS)) + " or a function (model, seed) -> model",
+                      init, validate.ArgumentTypeError)
     start = INITS[validate.choice("fit", "init", init, INITS)] if isinstance(init, str) else init
+    validate.instance("fit", "task", task, SymbolTemplates)
+    validate.integer("fit", "n_train", n_train, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("fit", "steps", steps, minimum=1)
+    if isinstance(lr, (tuple, list)):
+        if len(lr) == 0:
+            validate.fail("fit", "lr", "a learning rate or a non-empty tuple of them", lr)
+        for i, value in enumerate(lr):
+            validate.real("fit", f"lr[{i}]", value, above=0.0)
+    else:
+        validate.real("fit", "lr", lr, above=0.0)
+    if batch_size is not None:
+        validate.integer("fit", "batch_size", batch_size, minimum=1)
+    validate.integer("fit", "eval_every", eval_every, minimum=1)
+    validate.seed("fit", "data_seed", data_seed)
+    if stop_after is not None:
+        validate.integer("fit", "stop_after", stop_after, minimum=0)
     lrs = tuple(lr) if isinstance(lr, (tuple, list)) else None
     if lrs is not None:
         lr = tuple(v for v in lrs for _ in seeds)

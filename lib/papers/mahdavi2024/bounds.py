@@ -18,6 +18,9 @@ def random_ranks(batch: Batch, n_heads: int, scale: float, draws: int, seed: int
     validate.real("random_ranks", "scale", scale, above=0.0)
     validate.integer("random_ranks", "draws", draws, minimum=1, maximum=10**6)
     validate.integer("random_ranks", "seed", seed, minimum=0)
+    d = batch.x.shape[-1]
+    validate.memory("random_ranks", f"the weights of one draw (2 x n_heads x d x d = {2 * n_heads * d * d:.1e} numbers)",
+                    8 * 3 * n_heads * d * d)
     q, E = queries(batch).double().numpy(), contexts(batch).double().numpy()
     rng = np.random.default_rng(seed)
     out = []

@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import validate
 from ...models import build_model
+from ...results import Result
 from ...tasks.random_labels import query_context_data
 from ...train import TrainConfig, train
 from .official import N_CLASSES, best_checkpoint, official_data, official_init
@@ -36,6 +37,9 @@ def official_model(dim: int, context_size: int, n_heads: int, d_head: int, ours:
     """``seed -> model`` with the official code's initialisation, for :func:`lib.train.train`;
     the parts named in ``ours`` (keys of :data:`INIT_PARTS`) start from our initialisation
     (:func:`lib.models.build_model`'s, N(0, 1/fan_in) weights and zero biases) instead."""
+    if isinstance(ours, str) or not isinstance(ours, (tuple, list)):
+        validate.fail("official_model", "ours", "a tuple of parts such as ('embedding',)", ours,
+                      validate.ArgumentTypeError)
     for part in ours:
         validate.choice("official_model", "ours", part, tuple(INIT_PARTS))
     config = model_config(dim, context_size, n_heads, d_head)
@@ -52,6 +56,7 @@ def comparison(scale: str) -> tuple[dict, list[dict]]:
     """The configuration (module docstring) and one point per (recipe, H): the official recipe,
     our data, our initialisation and ours at H = 1, 2, 4, 8; each part of our initialisation
     alone at H = 4, where the gap is widest. The smoke scale runs a few steps of two points."""
+    validate.choice("comparison", "scale", scale, ("smoke", "default", "paper"))
     smoke = scale == "smoke"
     config = dict(dim=16, n=8, d_h=16, T=200, lr=1e-3, steps=200 if smoke else 20_000, eval_every=50 if smoke else 500,
                   seeds=[42] if smoke else [42, 1, 2, 3])
@@ -67,6 +72,18 @@ def run_comparison(config: dict, points: list[dict], *, scale: str, device=None,
     the last 500 updates as the code's evaluation schedule does; :func:`best_checkpoint`), by
     that rule with the evaluation after the last update counted (``acc_best_loss``), the last
     evaluation's, and the step of the early stop (-1: none)."""
+    owner = "run_comparison"
+    validate.instance(owner, "config", config, dict)
+    for key in ("dim", "n", "T", "d_h", "steps", "eval_every"):
+        validate.integer(owner, f"config[{key!r}]", config.get(key), minimum=0 if key == "steps" else 1)
+    validate.integers(owner, "config['seeds']", config.get("seeds"), minimum=0)
+    validate.real(owner, "config['lr']", config.get("lr"), above=0.0)
+    if not isinstance(points, (list, tuple)) or len(points) == 0:
+        validate.fail(owner, "points", "a non-empty list of points", points)
+    for i, point in enumerate(points):
+        validate.instance(owner, f"points[{i}]", point, dict)
+        validate.choice(owner, f"points[{i}]['recipe']", point.get("recipe"), tuple(RECIPES))
+        validate.integer(owner, f"points[{i}]['H']", point.get("H"), minimum=1)
     d, n, T, seeds = config["dim"], config["n"], config["T"], config["seeds"]
     factories, data, members = [], [], []
     for point in points:
@@ -96,14 +113,30 @@ def run_comparison(config: dict, points: list[dict], *, scale: str, device=None,
     return out
 
 
+def _cells(owner: str, cells) -> dict:
+    """``(recipe, H) -> accuracies`` as :func:`comparison_cells` gives them: non-empty, accuracies in [0, 1]."""
+    validate.instance(owner, "cells", cells, dict)
+    if not cells:
+        validate.fail(owner, "cells", "a non-empty dict (recipe, H) -> accuracy per seed", cells)
+    for key, values in cells.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            validate.fail(owner, "cells", "keyed by (recipe, H)", key)
+        a = validate.array(owner, f"cells[{key!r}]", values, ndim=1)
+        if a.size == 0 or a.min() < 0 or a.max() > 1:
+            validate.fail(owner, f"cells[{key!r}]", "a non-empty array of accuracies in [0, 1]", values)
+    return cells
+
+
 def comparison_cells(result) -> dict[tuple[str, int], np.ndarray]:
     """``(recipe, H) -> accuracy per seed`` (the code's rule) from the ``official_vs_ours`` result."""
+    validate.instance("comparison_cells", "result", result, Result)
     return {(p["point"]["recipe"], p["point"]["H"]): np.array(p["result"]["acc_best_loss_early"], dtype=float)
             for p in result.points}
 
 
 def comparison_seeds(result) -> list[int]:
     """The seeds of the ``official_vs_ours`` result, in the order of each cell's values."""
+    validate.instance("comparison_seeds", "result", result, Result)
     return list(result.points[0]["result"]["seeds"])
 
 
@@ -111,6 +144,7 @@ def comparison_table(cells: dict):
     """Recipes by H: ``"mean (min-max)"`` over seeds, with the official code's runs as a last row."""
     import pandas as pd
 
+    _cells("comparison_table", cells)
     heads = sorted({h for _, h in cells})
     recipes = list(dict.fromkeys(r for r, _ in cells))
     rows = {r: {f"H={h}": f"{cells[r, h].mean():.3f} ({cells[r, h].min():.3f}-{cells[r, h].max():.3f})"
@@ -125,6 +159,8 @@ def seed_by_seed(cells: dict, seeds: list[int]):
     accuracies and the difference in memorized examples (of T = 200)."""
     import pandas as pd
 
+    _cells("seed_by_seed", cells)
+    seeds = validate.integers("seed_by_seed", "seeds", seeds, minimum=0)
     rows = []
     for h, runs in OFFICIAL_CODE.items():
         for seed, code in runs.items():
@@ -141,6 +177,12 @@ def ablation(cells: dict, seeds: list[int], tolerance: float = 0.05) -> dict:
     official code at every (H, seed) the code was run at (``matched``, and the largest
     difference), each swapped recipe's mean accuracy above the official recipe's (averaged over
     the H it ran at), and the single ingredient with the largest effect among those run at every H."""
+    _cells("ablation", cells)
+    seeds = validate.integers("ablation", "seeds", seeds, minimum=0)
+    validate.real("ablation", "tolerance", tolerance, minimum=0.0)
+    if not any(("official", h) in cells and seed in seeds for h, runs in OFFICIAL_CODE.items() for seed in runs):
+        validate.fail("ablation", "cells", "cells with the official recipe at some (H, seed) the official code ran "
+                      f"({ {h: list(r) for h, r in OFFICIAL_CODE.items()} })", sorted(cells))
     heads = sorted(h for r, h in cells if r == "official")
     recipes = list(dict.fromkeys(r for r, _ in cells))
     apart = {(h, seed): abs(float(cells["official", h][seeds.index(seed)]) - code)

@@ -60,10 +60,16 @@ def paper_param_count(dim: int, n_heads: int, d_head: int, d_value: int, d_out: 
     """The count stated after Theorem 1, ``2 H d d_h + H d d_v + d d_out``. It leaves out
     ``W_O`` (``H d_v d`` numbers), which the proof fixes to stacked identities; the model's own
     count (``AttentionModel.n_params``) includes it."""
+    for name, value in (("dim", dim), ("n_heads", n_heads), ("d_head", d_head), ("d_value", d_value), ("d_out", d_out)):
+        validate.integer("paper_param_count", name, value, minimum=1)
     return 2 * n_heads * dim * d_head + n_heads * dim * d_value + dim * d_out
 
 
 def softmax(a: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis of a finite array (an empty last axis is refused)."""
+    a = validate.array("softmax", "a", a)
+    if a.ndim == 0 or a.shape[-1] == 0:
+        validate.fail("softmax", "a", "an array with a non-empty last axis", f"shape {a.shape}")
     a = a - a.max(-1, keepdims=True)
     e = np.exp(a)
     return e / e.sum(-1, keepdims=True)
@@ -74,12 +80,26 @@ def _contexts(E: np.ndarray, T: int) -> np.ndarray:
     return np.broadcast_to(E, (T,) + E.shape) if E.ndim == 2 else E
 
 
+def _queries_contexts(owner: str, q, E) -> tuple[np.ndarray, np.ndarray]:
+    """Queries ``(T, d)`` and contexts ``(T, n, d)`` or a shared ``(n, d)``, finite and non-empty."""
+    q = validate.array(owner, "q", q, ndim=2)
+    T, d = q.shape
+    if T == 0 or d == 0:
+        validate.fail(owner, "q", "at least one query of dimension >= 1", f"shape {q.shape}")
+    E = validate.array(owner, "E", E, ndim=(2, 3))
+    if E.shape[-1] != d or E.shape[-2] == 0 or (E.ndim == 3 and len(E) != T):
+        validate.fail(owner, "E", f"a shared context (n, {d}) or one per example ({T}, n, {d}), n >= 1", f"shape {E.shape}")
+    return q, _contexts(E, T)
+
+
 def head_outputs(E, q, W) -> tuple[np.ndarray, np.ndarray]:
     """Eqs. (1)-(3) in numpy: ``Z (T, H d)`` and the softmax ``theta (T, H, n)`` for
     queries ``q (T, d)``, contexts ``E (T, n, d)`` or shared ``(n, d)`` and per-head
     ``W[h] = W_K,h W_Q,h^T`` (H, d, d)."""
-    q = np.asarray(q, dtype=np.float64)
-    E = _contexts(E, len(q))
+    q, E = _queries_contexts("head_outputs", q, E)
+    W = validate.array("head_outputs", "W", W, ndim=3)
+    if W.shape[1:] != (q.shape[1], q.shape[1]):
+        validate.fail("head_outputs", "W", f"per-head matrices (H, {q.shape[1]}, {q.shape[1]})", f"shape {W.shape}")
     logits = np.einsum("tnd,hde,te->thn", E, np.asarray(W, dtype=np.float64), q, optimize=True)
     theta = softmax(logits)
     Z = np.einsum("thn,tnd->thd", theta, E)
@@ -89,6 +109,11 @@ def head_outputs(E, q, W) -> tuple[np.ndarray, np.ndarray]:
 # ----------------------------------------------------------------------------- step 1
 def factor(W: np.ndarray, d_head: int, rtol: float = 1e-12) -> tuple[np.ndarray, np.ndarray]:
     """``W = W_K W_Q^T`` with ``W_K, W_Q in R^{d x d_head}`` (SVD; needs rank(W) <= d_head)."""
+    W = validate.array("factor", "W", W, ndim=2)
+    if W.shape[0] != W.shape[1] or W.size == 0:
+        validate.fail("factor", "W", "a non-empty square matrix", f"shape {W.shape}")
+    validate.integer("factor", "d_head", d_head, minimum=1)
+    validate.real("factor", "rtol", rtol, minimum=0.0, below=1.0)
     U, s, Vt = np.linalg.svd(W)
     k = int((s > rtol * max(s[0], 1e-300)).sum())
     if k > d_head:
@@ -103,7 +128,12 @@ def saturating_direction(q_new: np.ndarray, rng: np.random.Generator) -> tuple[n
     """Lemma 3: ``W+ = c u^T`` (returned as ``(c, u)``) with u orthogonal to the new queries
     (columns of ``q_new``, d x m), so ``E W+ e = 0`` on them, and random c, so the logits
     ``(E c)(u . e)`` of every other query with a component outside their span are distinct."""
+    q_new = validate.array("saturating_direction", "q_new", q_new, ndim=2)
+    validate.instance("saturating_direction", "rng", rng, np.random.Generator)
     d = q_new.shape[0]
+    if d == 0 or q_new.shape[1] >= d:
+        validate.fail("saturating_direction", "q_new", "d x m queries with 1 <= d and m < d (a direction orthogonal to "
+                      "them must exist)", f"shape {q_new.shape}")
     g = rng.standard_normal(d)
     u = g - q_new @ np.linalg.lstsq(q_new, g, rcond=None)[0] if q_new.size else g
     return rng.standard_normal(d), u / np.linalg.norm(u)
@@ -139,6 +169,13 @@ def fit_logits(E: np.ndarray, q: np.ndarray, alpha: np.ndarray) -> np.ndarray:
     every example t given, so its softmax coefficients are any chosen vectors. Exact when each
     context ``E^(t)`` (n x d, n < d) has rank n (Assumption 2) and the m <= d queries are
     linearly independent: ``beta^(t) = E^(t)+ alpha^(t)``, then ``W* = beta q^+``."""
+    q = validate.array("fit_logits", "q", q, ndim=2)
+    E = validate.array("fit_logits", "E", E, ndim=3)
+    alpha = validate.array("fit_logits", "alpha", alpha, ndim=2)
+    if len(q) == 0 or E.shape[0] != len(q) or E.shape[2] != q.shape[1]:
+        validate.fail("fit_logits", "E", f"one context (n, {q.shape[1]}) per query ({len(q)})", f"shape {E.shape}")
+    if alpha.shape != E.shape[:2]:
+        validate.fail("fit_logits", "alpha", f"one logit per context token, shape {E.shape[:2]}", f"shape {alpha.shape}")
     beta = np.einsum("tdn,tn->dt", np.linalg.pinv(E), alpha)  # E^(t) beta^(t) = alpha^(t)
     return beta @ np.linalg.pinv(q.T)  # W* e^(t) = beta^(t)
 
@@ -146,9 +183,13 @@ def fit_logits(E: np.ndarray, q: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 def attention_weights(E, q, n_heads: int, d_head: int, seed: int = 0, gap: float = 40.0) -> AttentionWeights:
     """Prop. 1: key/query weights of ``n_heads`` heads of size ``d_head`` with
     rank(Z) = min(T, H(r - 1) + 1), r = min(n, d_head), under Assumptions 1 and 2."""
-    q = np.asarray(q, dtype=np.float64)
+    owner = "attention_weights"
+    q, E = _queries_contexts(owner, q, E)
+    validate.integer(owner, "n_heads", n_heads, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer(owner, "d_head", d_head, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed(owner, "seed", seed)
+    validate.real(owner, "gap", gap, above=0.0)
     T, d = q.shape
-    E = _contexts(E, T)
     n = E.shape[1]
     if n >= d:
         raise ValueError(f"attention_weights: Theorem 1 needs n < d (got n={n}, d={d})")
@@ -184,6 +225,14 @@ def attention_weights(E, q, n_heads: int, d_head: int, seed: int = 0, gap: float
 def solve_values(Z: np.ndarray, Y: np.ndarray, n_heads: int, d_value: int):
     """Step 2 (eq. 8): ``W_V`` (H, d, d_v) solving ``Z W_V = [Y | 0]``; ``W_O`` (H, d_v, d) =
     stacked rectangular identities; ``W_D = I_{d x d_out}``."""
+    Z = validate.array("solve_values", "Z", Z, ndim=2)
+    validate.integer("solve_values", "n_heads", n_heads, minimum=1)
+    validate.integer("solve_values", "d_value", d_value, minimum=1)
+    if len(Z) == 0 or Z.shape[1] == 0 or Z.shape[1] % n_heads:
+        validate.fail("solve_values", "Z", f"a non-empty (T, H d) matrix with H = {n_heads}", f"shape {Z.shape}")
+    Y = validate.array("solve_values", "Y", Y, ndim=(1, 2))
+    if len(Y) != len(Z):
+        validate.fail("solve_values", "Y", f"one label per row of Z ({len(Z)})", f"shape {Y.shape}")
     Y = np.asarray(Y, dtype=np.float64).reshape(len(Z), -1)
     d_out = Y.shape[1]
     d = Z.shape[1] // n_heads
@@ -218,6 +267,7 @@ class Memorizer:
     def saturation(self, threshold: float = 1 - 1e-9) -> dict:
         """The proof's pattern: for each example, are all heads *after* its own head saturated
         (max softmax > threshold), and is its own head not?"""
+        validate.real("Memorizer.saturation", "threshold", threshold, above=0.0, below=1.0)
         own = self.attention.owner(len(self.Z))
         top = self.theta.max(-1)  # (T, H)
         later = np.array([(top[t, own[t] + 1:] > threshold).all() for t in range(len(top)) if own[t] >= 0])
@@ -267,6 +317,10 @@ def memorize(E, q, Y, n_heads: int, d_head: int, d_value: int | None = None, ski
 def probe(model: AttentionModel, x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     """``Z (T, H d)`` and the query's softmax ``theta (T, H, n)`` of a one-layer model with the
     query at position 0, from the model's own forward pass (any weights, trained or built)."""
+    validate.instance("probe", "model", model, AttentionModel)
+    validate.instance("probe", "x", x, torch.Tensor)
+    if x.ndim != 3 or x.shape[1] < 2:
+        validate.fail("probe", "x", "inputs (T, n + 1, d) with the query first and n >= 1", f"shape {tuple(x.shape)}")
     cache: dict = {}
     model(x.to(next(model.parameters()).dtype), cache=cache)
     theta = cache["layers.0.attn.pattern"][:, :, 0, 1:]  # (T, H, n): the query row, context keys
@@ -295,6 +349,7 @@ def check_theorem_1(batch: Batch, n_heads: int, d_head: int, d_out: int = 1, d_v
     later heads saturated and each example's own head not (see :func:`theorem_1_holds`)."""
     validate.instance("check_theorem_1", "batch", batch, Batch)
     validate.integer("check_theorem_1", "d_out", d_out, minimum=1)
+    validate.seed("check_theorem_1", "seed", seed)
     q, E = queries(batch).double().numpy(), contexts(batch).double().numpy()
     Y = np.random.default_rng(seed).standard_normal((len(q), d_out))
     built = memorize(E, q, Y, n_heads, d_head, d_value=d_value, skip=skip, seed=seed)

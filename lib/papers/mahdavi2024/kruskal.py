@@ -34,6 +34,8 @@ def _array(vectors, owner: str = "kruskal", name: str = "vectors") -> np.ndarray
     a = validate.array(owner, name, vectors)
     if a.ndim < 2:
         raise ValueError(f"{owner}: {name} must be vectors as rows of a matrix, got shape {a.shape}")
+    if 0 in a.shape:
+        raise ValueError(f"{owner}: {name} must hold at least one vector of dimension >= 1, got shape {a.shape}")
     return a
 
 
@@ -106,6 +108,9 @@ def kruskal_estimate(vectors, trials: int = 5000, seed: int = 0, precision: str 
     v = _array(vectors, "kruskal_estimate")
     if v.ndim != 2:
         raise ValueError(f"kruskal_estimate: vectors must be a matrix (T, d), got shape {v.shape}")
+    _precision("kruskal_estimate", precision)
+    validate.integer("kruskal_estimate", "trials", trials, minimum=1, maximum=10**8)
+    validate.integer("kruskal_estimate", "seed", seed, minimum=0)
     lo, hi = 0, min(v.shape)  # the pass rule holds at lo (trivially at 0); find the largest such k
     while lo < hi:
         k = (lo + hi + 1) // 2
@@ -126,7 +131,19 @@ def full_rank_fraction(contexts, precision: str = "float32") -> float:
 def assumption_report(queries, contexts, trials: int = 5000, seed: int = 0, precision: str = "float32") -> dict:
     """Pass rates of General Position (k = d), Assumption 1 (k = n), Assumption 3 (k = n on
     query + mean context token) and the full-rank fraction of Assumption 2."""
-    q, c = _array(queries, "assumption_report", "queries"), _array(contexts, "assumption_report", "contexts")
+    owner = "assumption_report"
+    q, c = _array(queries, owner, "queries"), _array(contexts, owner, "contexts")
+    if q.ndim != 2:
+        raise ValueError(f"{owner}: queries must be a matrix (T, d), got shape {q.shape}")
+    if c.ndim != 3 or c.shape[0] != q.shape[0] or c.shape[2] != q.shape[1]:
+        raise ValueError(f"{owner}: contexts must be one context (n, {q.shape[1]}) per query ({q.shape[0]}), "
+                         f"got shape {c.shape}")
+    _precision(owner, precision)
+    validate.integer(owner, "trials", trials, minimum=1, maximum=10**8)
+    validate.integer(owner, "seed", seed, minimum=0)
+    if c.shape[1] > len(q):
+        raise ValueError(f"{owner}: contexts of n = {c.shape[1]} tokens need at least n = {c.shape[1]} queries for "
+                         f"Assumption 1 (k = n among T = {len(q)} vectors)")
     n, d = c.shape[-2], q.shape[-1]
     shifted = q + c.mean(-2)
     return {
@@ -140,4 +157,6 @@ def assumption_report(queries, contexts, trials: int = 5000, seed: int = 0, prec
 def holds(rate: float, *, all_: bool = False) -> bool:
     """Whether a pass rate counts as "holds": >= 99% (Kruskal tests), or 100% (``all_``,
     Assumption 2, which is about every example)."""
+    validate.real("holds", "rate", rate, minimum=0.0, maximum=1.0)
+    validate.boolean("holds", "all_", all_)
     return rate >= (1.0 if all_ else PASS_RULE)

@@ -72,6 +72,9 @@ def official_init(model, seed: int, n_heads: int | None = None, d_head: int | No
     model's sizes; its weights fill the leading block and the switched-off rest is zero.
     """
     owner = "official_init"
+    from ...models import AttentionModel
+
+    validate.instance(owner, "model", model, AttentionModel)
     validate.integer(owner, "seed", seed, minimum=0, maximum=2**63 - 1)
     c = model.config
     H_all, d, dk_all = c.heads[0], c.d_model, c.head_size(0)
@@ -109,6 +112,11 @@ def best_checkpoint(run: Run, name: str = "train", metric: str = "acc", *, last_
     E, 2E, ..., and the last. By default the evaluations in the last E updates are left out, as
     they would be there; ``last_update_counts=True`` keeps them.
     """
+    if not (hasattr(run, "metrics") and hasattr(run, "eval_steps") and hasattr(run, "config")):
+        validate.fail("best_checkpoint", "run", "a trained Run", run, validate.ArgumentTypeError)
+    validate.instance("best_checkpoint", "name", name, str)
+    if name not in run.metrics:
+        validate.fail("best_checkpoint", "name", "one of the run's evaluations " + ", ".join(map(repr, run.metrics)), name)
     validate.choice("best_checkpoint", "metric", metric, ("acc", "loss"))
     validate.boolean("best_checkpoint", "last_update_counts", last_update_counts)
     loss, value = run.metrics[name]["loss"], run.metrics[name][metric]

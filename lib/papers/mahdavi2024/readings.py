@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import validate
 from ...results import Result
 from . import sweeps
-from .training import linear_fit
+from .training import _fit_points, linear_fit
 
 
 def group_T(label: str) -> int:
     """The T of a group label ``"T=2000"``, as :func:`~lib.papers.mahdavi2024.sweeps.series` names
     the groups of a sweep against H (so that memorized counts, T x accuracy, can be formed)."""
+    validate.instance("group_T", "label", label, str)
     name, _, value = label.partition("=")
     if name != "T" or not value.isdigit():
         raise ValueError(f"expected a group label 'T=<int>', got {label!r}")
@@ -35,8 +37,16 @@ def group_T(label: str) -> int:
 def first_informative_n(xs) -> int:
     """Index of the smallest context size n >= 2 in the sorted ``xs``: with a shared context,
     n = 1 gives every example the same output, so a trend measured from it cannot fail (used by
-    Fig. 2b here and by the chapter's Fig. 5)."""
-    return next(i for i, v in enumerate(xs) if v >= 2)
+    Fig. 2b here and by the chapter's Fig. 5). Refuses a grid with no n >= 2 (no trend can be
+    measured from it)."""
+    xs = validate.integers("first_informative_n", "xs", xs, minimum=1)
+    if any(b <= a for a, b in zip(xs, xs[1:])):
+        validate.fail("first_informative_n", "xs", "context sizes in increasing order", xs)
+    index = next((i for i, v in enumerate(xs) if v >= 2), None)
+    if index is None:
+        validate.fail("first_informative_n", "xs", "a grid with some context size n >= 2 (n = 1 gives every example "
+                      "the same output)", xs)
+    return index
 
 
 def saturation_readings(saturated, free_head, *, free: float = 0.95, many: float = 0.25,
@@ -46,14 +56,25 @@ def saturation_readings(saturated, free_head, *, free: float = 0.95, many: float
     ``(free_head, many, majority)``: ``free_head`` (at least ``free`` of the examples keep such a
     head at every point), ``many`` (at least ``many`` of the pairs saturated at every point) and ``majority`` (at least
     ``majority`` at every point: the paper's "most")."""
-    saturated, free_head = np.asarray(saturated, dtype=float), np.asarray(free_head, dtype=float)
+    owner = "saturation_readings"
+    saturated, free_head = validate.array(owner, "saturated", saturated, 1), validate.array(owner, "free_head", free_head, 1)
+    for name, values in (("saturated", saturated), ("free_head", free_head)):
+        if values.size == 0 or values.min() < 0 or values.max() > 1:
+            validate.fail(owner, name, "a non-empty list of shares in [0, 1]", values.tolist())
+    if len(saturated) != len(free_head):
+        validate.fail(owner, "free_head", f"one share per point ({len(saturated)})", f"{len(free_head)} shares")
+    for name, value in (("free", free), ("many", many), ("majority", majority)):
+        validate.real(owner, name, value, minimum=0.0, maximum=1.0)
     return bool((free_head >= free).all()), bool((saturated >= many).all()), bool((saturated >= majority).all())
 
 
 def concave_fits(h, count) -> dict:
     """R^2 of the least-squares fits of ``count`` against sqrt(H) and log(1 + H), and whether the
     line through ``(h, count)`` fits better than both (``linear_best``)."""
-    h, count = np.asarray(h, dtype=float), np.asarray(count, dtype=float)
+    h, count = validate.array("concave_fits", "h", h, 1), validate.array("concave_fits", "count", count, 1)
+    if h.size and h.min() < 0:
+        validate.fail("concave_fits", "h", "head counts >= 0 (sqrt and log(1 + H) are fitted)", h.tolist())
+    _fit_points("concave_fits", h, count)
     concave = {"r2_sqrt": linear_fit(np.sqrt(h), count)["r2"], "r2_log": linear_fit(np.log1p(h), count)["r2"]}
     return {**concave, "linear_best": bool(linear_fit(h, count)["r2"] > max(concave.values()))}
 
@@ -65,6 +86,9 @@ def heads_fits(result: Result, *, saturated: float = 0.95, least: int = 3) -> di
     memorized per head), set beside the fits against sqrt(H) and log(1 + H)
     (:func:`concave_fits`). A curve with fewer than ``least`` such points gets no fit: a line
     through two points cannot fail."""
+    validate.instance("heads_fits", "result", result, Result)
+    validate.real("heads_fits", "saturated", saturated, above=0.0, maximum=1.0)
+    validate.integer("heads_fits", "least", least, minimum=2)
     xs, acc = sweeps.series(result, "H", "acc")
     fits = {}
     for group, arr in acc.items():
@@ -81,6 +105,12 @@ def figure2_readings(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: 
     """:func:`~lib.papers.mahdavi2024.sweeps.figure2_trends` with the three additions of the
     module docstring: each fit gains ``r2_sqrt``, ``r2_log`` and ``linear_best``; ``rises_n``
     is measured from ``n_from`` (the smallest n >= 2); ``room_d`` is added."""
+    owner = "figure2_readings"
+    for name, value in (("fig2a", fig2a), ("fig2b", fig2b), ("fig2c", fig2c)):
+        validate.instance(owner, name, value, Result)
+    validate.real(owner, "saturated", saturated, above=0.0, maximum=1.0)
+    validate.real(owner, "rise", rise, minimum=0.0, maximum=1.0)
+    validate.real(owner, "flat", flat, minimum=0.0, maximum=0.5)
     trends = sweeps.figure2_trends(fig2a, fig2b, fig2c, saturated=saturated, rise=rise, flat=flat, **kwargs)
     trends["fits"] = heads_fits(fig2a, saturated=saturated)
     xs_n, _ = sweeps.series(fig2b, "n", "acc")

@@ -8,13 +8,28 @@ chapter loads (``{name: s.result() for name, s in paper_sweeps("mahdavi2024").it
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
+from ... import validate
+from ...results import Result
 from . import readings, sweeps
 from .construction import rank_bound
 
 #: a curve's points at or above this mean accuracy are left out of its line (as in Figure 2a)
 SATURATED = 0.95
+
+
+def _results(owner: str, results, names: tuple[str, ...]) -> dict:
+    """A dict of stored results holding each of ``names``."""
+    validate.instance(owner, "results", results, Mapping)
+    missing = [n for n in names if n not in results]
+    if missing:
+        validate.fail(owner, "results", f"a dict of stored results with {', '.join(map(repr, names))}", sorted(results))
+    for n in names:
+        validate.instance(owner, f"results[{n!r}]", results[n], Result)
+    return results
 
 
 # ----------------------------------------------------------------------------- Figure 3
@@ -23,6 +38,10 @@ def saturation_rows(points, first_seed: bool = False) -> list[dict]:
     of a saturation sweep): per point its accuracy, the share of saturated (head, example) pairs,
     the share of examples with a non-saturated head and the median largest coefficient (of the
     first seed, on which the sweep measures saturation)."""
+    if not isinstance(points, (list, tuple)):
+        validate.fail("saturation_rows", "points", "a list of trained points (sweeps.points)", points,
+                      validate.ArgumentTypeError)
+    validate.boolean("saturation_rows", "first_seed", first_seed)
     rows = []
     for m in points:
         H, T = m.point["H"], m.point["T"]
@@ -38,6 +57,7 @@ def saturation_rows(points, first_seed: bool = False) -> list[dict]:
 def largest_fitted(fig3) -> dict:
     """Per H of the ``fig3`` ladder, the point with the largest T that every seed fits (None if
     none does): where Appendix H measures saturation."""
+    validate.instance("largest_fitted", "fig3", fig3, Result)
     heads = sorted({m.point["H"] for m in sweeps.points(fig3)})
     return {H: max((m for m in sweeps.points(fig3, H=H) if (m.acc == 1.0).all()), key=lambda m: m.point["T"],
                    default=None) for H in heads}
@@ -53,6 +73,7 @@ def figure_4_reading(results) -> dict:
     (1e-4 of float noise)."""
     import pandas as pd
 
+    _results("figure_4_reading", results, ("fig4_heads", "fig2a", "fig4_context", "fig4_reg_heads", "fig4_reg_context"))
     compare = []
     for m in sweeps.points(results["fig4_heads"]):
         for shared in sweeps.points(results["fig2a"], **m.point):
@@ -78,6 +99,10 @@ D64 = {"shared (Fig. 2a)": ("fig2a_d64", "fig2a_d64_4k"), "per-example (Fig. 4)"
 
 def merged_series(rs):
     """One context's H values and accuracy per seed by T (``{"T=...": (H, seeds)}``) over its sweeps."""
+    if not isinstance(rs, (list, tuple)) or len(rs) == 0:
+        validate.fail("merged_series", "rs", "a non-empty list of stored results", rs)
+    for i, r in enumerate(rs):
+        validate.instance("merged_series", f"rs[{i}]", r, Result)
     hs, acc_by_T = None, {}
     for r in rs:
         hs_r, acc = sweeps.series(r, "H", "acc")
@@ -95,6 +120,7 @@ def heads_d64_reading(results) -> dict:
     rising (R^2 >= 0.9) or untested (no curve with 3 unsaturated points); the shared context's
     gains per head and whether they rise (a count growing faster than linearly); whether the
     largest H fits each T."""
+    _results("heads_d64_reading", results, tuple(k for keys in D64.values() for k in keys))
     d64 = {name: [results[k] for k in keys] for name, keys in D64.items()}
     shared, general = D64
     series = {name: merged_series(rs) for name, rs in d64.items()}
@@ -130,6 +156,8 @@ def fit_text(reading: dict, name: str) -> str:
     than three unsaturated points)."""
     from ...plots import readable
 
+    validate.instance("fit_text", "reading", reading, dict)
+    validate.choice("fit_text", "name", name, tuple(reading.get("series", ())))
     hs, acc_by_T = reading["series"][name]
     return ", ".join(
         f"{g}: R^2 {f['r2']:.3f} on {f['points']} points, {f['slope']:.0f} examples/head, line "
@@ -145,6 +173,7 @@ def figure_5_reading(results) -> dict:
     whether it never rises by more than 10^0.3 between neighbours (``decreasing``), the drop from
     the smallest value to the largest, and whether some run learned (MSE below half the label
     variance)."""
+    _results("figure_5_reading", results, ("fig5_heads", "fig5_context"))
     label_var = sweeps.points(results["fig5_heads"])[0].label_var
     floor = 1e-4 * label_var
     drop, decreasing, medians = {}, True, {}

@@ -41,6 +41,9 @@ RECIPES = ("ours", "official")
 
 def model_config(dim: int, context_size: int, n_heads: int, d_head: int, n_out: int = N_CLASSES) -> AttentionConfig:
     """The official code's ``BaselineAttention`` as a configuration of the shared model."""
+    for name, value in (("dim", dim), ("context_size", context_size), ("n_heads", n_heads), ("d_head", d_head),
+                        ("n_out", n_out)):
+        validate.integer("model_config", name, value, minimum=1, maximum=validate.MAX_COUNT)
     return AttentionConfig(d_model=dim, n_out=n_out, n_layers=1, n_heads=n_heads, d_head=d_head, d_value=1,
                        attention="softmax", attn_scale=1.0 / math.sqrt(dim), combine="project", residual=False,
                        input="vectors", input_dim=dim, embedding="linear", positions="sinusoidal",
@@ -48,6 +51,37 @@ def model_config(dim: int, context_size: int, n_heads: int, d_head: int, n_out: 
 
 
 # ----------------------------------------------------------------------------- one pass per T
+def _point(owner: str, name: str, point, keys: tuple[str, ...] = ("T", "n", "H", "d_h")) -> dict:
+    """A grid point: a dict with positive integers at ``keys``."""
+    validate.instance(owner, name, point, dict)
+    for key in keys:
+        if key not in point:
+            validate.fail(owner, name, "a grid point with keys " + ", ".join(keys), point)
+        validate.integer(owner, f"{name}[{key!r}]", point[key], minimum=1, maximum=validate.MAX_COUNT)
+    return point
+
+
+def _points(owner: str, points, keys: tuple[str, ...] = ("T", "n", "H", "d_h")) -> list:
+    if not isinstance(points, (list, tuple)):
+        validate.fail(owner, "points", "a list of grid points", points, validate.ArgumentTypeError)
+    if len(points) == 0:
+        validate.fail(owner, "points", "a non-empty list of grid points", points)
+    for i, p in enumerate(points):
+        _point(owner, f"points[{i}]", p, keys)
+    return points
+
+
+def _config(owner: str, config) -> dict:
+    validate.instance(owner, "config", config, dict)
+    for key in ("dim", "steps", "eval_every"):
+        if key not in config:
+            validate.fail(owner, "config", f"a sweep config with {key!r}", sorted(config))
+        validate.integer(owner, f"config[{key!r}]", config[key], minimum=0 if key == "steps" else 1)
+    validate.integers(owner, "config['seeds']", config.get("seeds"), minimum=0)
+    validate.real(owner, "config['lr']", config.get("lr"), above=0.0)
+    return config
+
+
 def train_group(config: dict, points: list[dict], *, device=None, progress: bool = True):
     """Train every (point, seed) of ``points`` (all with the same T) as one ensemble.
 
@@ -58,6 +92,8 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
     ``"ours"``) picks the data generator and the initial weights. Returns the
     :class:`~lib.train.Run` and the members as ``(point, seed, dataset)``.
     """
+    _config("train_group", config)
+    _points("train_group", points)
     if len({p["T"] for p in points}) != 1:
         raise ValueError("train_group: all points of a group must share T")
     official = validate.choice("train_group", "recipe", config.get("recipe", "ours"), RECIPES) == "official"
@@ -95,6 +131,8 @@ def member_cost(point: dict, dim: int) -> int:
     """Multiply-adds per example of one member (:class:`~lib.models.AttentionModel` with the
     read-out row folded): the embedding of n + 1 tokens, then per head the query, the folded
     key, the scores, the value mix and W_V/W_O."""
+    _point("member_cost", "point", point, ("n", "H", "d_h"))
+    validate.integer("member_cost", "dim", dim, minimum=1, maximum=validate.MAX_COUNT)
     n, H, d_h = point["n"] + 1, point["H"], point["d_h"]
     return n * dim * dim + H * (2 * dim * d_h + 2 * n * dim + 2 * dim)
 
@@ -104,6 +142,10 @@ def buckets(points: list[dict], dim: int, max_padding: float | None) -> list[lis
     work on padding: sorted by :func:`member_cost`, a bucket grows while its members, each padded
     to the bucket's largest H, d_h and n, cost at most ``1 + max_padding`` times their own cost.
     ``None``: one ensemble (on a CPU, measured faster at the default sizes than buckets)."""
+    _points("buckets", points, ("n", "H", "d_h"))
+    validate.integer("buckets", "dim", dim, minimum=1, maximum=validate.MAX_COUNT)
+    if max_padding is not None:
+        validate.real("buckets", "max_padding", max_padding, minimum=0.0)
     if max_padding is None:
         return [list(points)]
     out: list[list[dict]] = []
@@ -124,6 +166,8 @@ def run_group(config: dict, points: list[dict], *, device=None, progress: bool =
     ``max_padding``: per-seed training accuracy and memorized count (classes) or training MSE
     (regression), and the step each seed stopped at; each ensemble's size and wall time are
     kept with its points."""
+    _config("run_group", config)
+    _points("run_group", points)
     outputs = {}
     for bucket in buckets(points, config["dim"], config.get("max_padding")):
         outputs.update(_run_bucket(config, bucket, device=device, progress=progress))
@@ -161,6 +205,9 @@ def saturation_stats(model, batch, n_heads: int, context_size: int, threshold: f
     """Appendix H (Fig. 3): the query's largest softmax coefficient per (example, head), the
     fraction of saturated pairs (max > 0.99, the code's rule) and per example the number of
     saturated heads (active heads and context keys only)."""
+    validate.integer("saturation_stats", "n_heads", n_heads, minimum=1)
+    validate.integer("saturation_stats", "context_size", context_size, minimum=1)
+    validate.real("saturation_stats", "threshold", threshold, above=0.0, below=1.0)
     _, theta = probe(model, batch.x)
     top = theta[:, :n_heads, :context_size].max(-1)  # (T, H)
     saturated = top > threshold
@@ -170,9 +217,19 @@ def saturation_stats(model, batch, n_heads: int, context_size: int, threshold: f
             "saturated_heads_hist": np.bincount(saturated.sum(1), minlength=H + 1).tolist()}
 
 
+def _fit_points(owner: str, x: np.ndarray, y: np.ndarray) -> None:
+    """The points of a line fit: one y per x and at least two distinct x."""
+    if len(x) != len(y):
+        validate.fail(owner, "y", f"one value per x ({len(x)})", f"{len(y)} values")
+    if len(np.unique(x)) < 2:
+        validate.fail(owner, "x", "at least 2 distinct values (a line has 2 parameters)", x.tolist())
+
+
 def linear_fit(x, y) -> dict:
-    """Least-squares line through ``(x, y)`` and its R^2 (Fig. 2a's reading)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    """Least-squares line through ``(x, y)`` and its R^2 (Fig. 2a's reading); refuses fewer than
+    two distinct x (no line is determined by them)."""
+    x, y = validate.array("linear_fit", "x", x, 1), validate.array("linear_fit", "y", y, 1)
+    _fit_points("linear_fit", x, y)
     slope, intercept = np.polyfit(x, y, 1)
     residual = y - (slope * x + intercept)
     total = ((y - y.mean()) ** 2).sum()
