@@ -406,3 +406,8 @@ def test_readers_of_stored_results_refuse_other_types():
     fails(lambda: setup.figure_7(None, [], 3), "figure_7", "result")
     fails(lambda: figures.spectra({}), "spectra", "comp_result")
     fails(lambda: figures.boolean_accuracy(None, None), "boolean_accuracy", "result")
+    from lib.papers.richard2024 import checks
+
+    fails(lambda: checks.lemma_5_1(MODEL, WORD, math.nan), "lemma_5_1", "vgamma")
+    fails(lambda: checks.lemma_5_1(MODEL, [0, 7], 1.0), "lemma_5_1", "s")
+    fails(lambda: checks.theorem_3_1(None, -1, 8), "theorem_3_1", "t")

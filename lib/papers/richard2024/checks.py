@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import torch
 
-from ... import claims
+from ... import claims, validate
 from ...tasks import dyck_words as dw
 from . import analysis, readings, setup
 from . import closed_form as cf
@@ -86,6 +86,8 @@ def eq_4(cases):
 def lemma_5_1(onehot, s, vgamma: float):
     """Lemma 5.1: the one-hot model ``onehot`` (E = I_t, B = R of Eq. 6, V = vI) predicts token
     r + 1 of ``s`` with probability exactly 1/(1 + (t-1) exp(-v gamma / r)), to within 1e-12."""
+    vgamma = validate.real("lemma_5_1", "vgamma", vgamma)
+    s = cf._loss_args("lemma_5_1", onehot, s)
     t, n = onehot.config.vocab_size, len(s)
     probs = torch.softmax(torch.as_tensor(cf.next_token_logits(onehot, s)[:-1]), -1).numpy()
     gap = float(np.abs(probs[np.arange(n - 1), s[1:]] - [cf.lemma51_probability(t, vgamma, r) for r in range(1, n)])
@@ -104,6 +106,8 @@ def theorem_3_1(jl, t: int, n: int):
     prefix regenerates s and the stated loss bound holds at every point; its ``partly`` form, if
     the memorization holds and the margin bound (n-1)(t-1) exp(-(v gamma/n) m) holds with the
     JL margin m > 1 - 3 eps."""
+    validate.integer("theorem_3_1", "t", t, 1)
+    validate.integer("theorem_3_1", "n", n, 1)
     memorized = bool((jl["regenerated (of 5)"] == 5).all())
     margin_holds = bool((jl["log loss"] <= jl["log margin bound"]).all() and (jl["margin m"] > 1 - 3 * jl["ε"]).all())
     paper_bound_holds = bool((jl["log loss"] <= jl["log paper bound"]).all())
