@@ -41,7 +41,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .base import Config, Model
+from .. import validate
+from .base import MAX_SIZE, Config, Model, check_seed
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 ATTENTION = ("softmax", "relu", "uniform")
@@ -88,29 +89,38 @@ class AttentionConfig(InputFields, Config):
     maskable: bool = False  # buffers that restrict heads, d_head and keys per model (see restrict)
 
     def __post_init__(self):
-        self.check_positive(("d_model", "n_out", "n_layers", "max_len"), _fail)
+        def fail(message: str):  # named after the class the user called (DecoderConfig too)
+            raise ValueError(f"{type(self).__name__}: {message}")
+
+        self.check_positive(("d_model", "n_out", "n_layers", "max_len"), fail)
         self.check_types(booleans=("residual", "causal", "readout_bias", "maskable"),
                          optional_positive=("d_head", "d_value"), optional_reals=("attn_scale", "init_std"))
         if isinstance(self.d_mlp, bool) or not isinstance(self.d_mlp, int):
-            _fail(f"d_mlp must be an integer >= 0, got {self.d_mlp!r}")
+            fail(f"d_mlp must be an integer >= 0, got {self.d_mlp!r}")
+        if self.d_mlp > MAX_SIZE:
+            fail(f"d_mlp must be at most {MAX_SIZE:,}, got {self.d_mlp!r}")
         choices = {"attention": ATTENTION, "combine": COMBINE, "qk": QK, "readout": READOUT, "norm": NORM,
                    "mlp_activation": tuple(ACTIVATIONS)}
         for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                _fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
-        self.check_input(_fail)
+            if not isinstance(getattr(self, name), str) or getattr(self, name) not in allowed:
+                fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+        self.check_input(fail)
+        if isinstance(self.n_heads, bool) or not isinstance(self.n_heads, (int, tuple, list)):
+            fail(f"n_heads must be a positive integer or {self.n_layers} of them, got {self.n_heads!r}")
         heads = self.heads
         if len(heads) != self.n_layers or any(isinstance(h, bool) or not isinstance(h, int) or h < 1 for h in heads):
-            _fail(f"n_heads must be a positive integer or {self.n_layers} of them, got {self.n_heads!r}")
+            fail(f"n_heads must be a positive integer or {self.n_layers} of them, got {self.n_heads!r}")
+        if max(heads) > MAX_SIZE:
+            fail(f"n_heads must be at most {MAX_SIZE:,} per layer, got {self.n_heads!r}")
         if self.combine == "mean" and self.value_size != self.d_model:
-            _fail("combine='mean' averages head outputs in the residual stream, so d_value must equal d_model")
+            fail("combine='mean' averages head outputs in the residual stream, so d_value must equal d_model")
         if self.d_mlp < 0:
-            _fail(f"d_mlp must be >= 0, got {self.d_mlp}")
+            fail(f"d_mlp must be >= 0, got {self.d_mlp}")
         if self.maskable and self.qk != "factored":
-            _fail("maskable models need qk='factored' (the head-size mask acts on W_Q's columns)")
+            fail("maskable models need qk='factored' (the head-size mask acts on W_Q's columns)")
         if not isinstance(self.masked_keys, tuple) or any(
                 isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < self.max_len for p in self.masked_keys):
-            _fail(f"masked_keys must be positions in [0, {self.max_len}), got {self.masked_keys!r}")
+            fail(f"masked_keys must be positions in [0, {self.max_len}), got {self.masked_keys!r}")
 
     # -- derived sizes
     @property
@@ -120,6 +130,7 @@ class AttentionConfig(InputFields, Config):
         return tuple(self.n_heads)
 
     def head_size(self, layer: int) -> int:
+        validate.integer("AttentionConfig.head_size", "layer", layer, 0, self.n_layers - 1)
         if self.d_head is not None:
             return self.d_head
         return self.d_model if self.combine == "mean" else max(1, self.d_model // self.heads[layer])
@@ -140,6 +151,8 @@ class Attention(nn.Module):
     """One multi-head attention layer; per-head weights are stacked on the first axis."""
 
     def __init__(self, config: AttentionConfig, layer: int):
+        validate.instance("Attention", "config", config, AttentionConfig)
+        validate.integer("Attention", "layer", layer, 0, config.n_layers - 1)
         super().__init__()
         self.config, self.layer = config, layer
         h, d, dk, dv = config.heads[layer], config.d_model, config.head_size(layer), config.value_size
@@ -226,6 +239,7 @@ def _per_head_rows(rows: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 class MLP(nn.Module):
     def __init__(self, config: AttentionConfig):
+        validate.instance("MLP", "config", config, AttentionConfig)
         super().__init__()
         self.W_in = nn.Parameter(torch.empty(config.d_model, config.d_mlp))
         self.b_in = nn.Parameter(torch.zeros(config.d_mlp))
@@ -239,6 +253,8 @@ class MLP(nn.Module):
 
 class Block(nn.Module):
     def __init__(self, config: AttentionConfig, layer: int):
+        validate.instance("Block", "config", config, AttentionConfig)
+        validate.integer("Block", "layer", layer, 0, config.n_layers - 1)
         super().__init__()
         self.config = config
         self.attn = Attention(config, layer)
@@ -267,6 +283,8 @@ class AttentionModel(Model):
     per_head_marker = ".attn."
 
     def __init__(self, config: AttentionConfig, seed: int | None = 0):
+        validate.instance(type(self).__name__, "config", config, AttentionConfig)
+        check_seed(type(self).__name__, seed)
         super().__init__()
         self.config = c = config
         add_input_weights(self, c)
@@ -303,6 +321,9 @@ class AttentionModel(Model):
         its smaller model (with the same initial distribution)."""
         if not self.config.maskable:
             raise ValueError("restrict: build the model with AttentionConfig(maskable=True)")
+        for name, value in (("n_heads", n_heads), ("d_head", d_head), ("n_keys", n_keys)):
+            if value is not None:
+                validate.integer("restrict", name, value)
         with torch.no_grad():
             for block in self.layers:
                 attn = block.attn

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from typing import Mapping
 
+import numpy as np
+
 import torch
 from torch import nn
 
@@ -83,6 +85,7 @@ class Model(nn.Module):
     # ------------------------------------------------------------------ initialisation
     def reset_parameters(self, seed: int | None = 0) -> None:
         """Draw every weight in registration order from a generator seeded with ``seed``."""
+        check_seed(f"{type(self).__name__}.reset_parameters", seed)
         generator = torch.Generator().manual_seed(0 if seed is None else seed)
         init_std = getattr(self.config, "init_std", None)
         with torch.no_grad():
@@ -102,14 +105,31 @@ class Model(nn.Module):
 
     def get_weight(self, name: str, head: int | None = None) -> torch.Tensor:
         """A copy of weight ``name`` (e.g. ``"layers.0.attn.W_QK"``), or of one head's slice."""
+        validate.instance("get_weight", "name", name, str)
+        if head is not None:
+            validate.integer("get_weight", "head", head)
         tensor = self._lookup(name)
         return (tensor if head is None else tensor[self._head_index(name, tensor, head)]).detach().clone()
 
     def set_weights(self, weights: Mapping[str, torch.Tensor], head: int | None = None) -> "Model":
         """Load weights by name, in place, checking shapes. With ``head``, set that head's slice.
 
-        Values may be tensors or arrays of any float dtype; they are cast to the model's.
+        Values may be tensors or arrays of any float dtype; they are cast to the model's; every
+        value must be finite (a NaN or infinite weight makes every output meaningless).
         """
+        validate.instance("set_weights", "weights", weights, Mapping)
+        if head is not None:
+            validate.integer("set_weights", "head", head)
+        for name, value in weights.items():
+            validate.instance("set_weights", "a weight name", name, str)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (torch.Tensor, np.ndarray, list, tuple,
+                                                                         int, float, np.number)):
+                raise validate.ArgumentTypeError(f"set_weights: {name} must be a tensor or an array of numbers, "
+                                                 f"got {type(value).__name__}")
+            value = torch.as_tensor(value)
+            if (value.dtype.is_floating_point or value.dtype.is_complex) and not bool(torch.isfinite(value).all()):
+                validate.fail("set_weights", name, "finite (no NaN or infinity)",
+                              f"a tensor with {int((~torch.isfinite(value)).sum())} such entries")
         with torch.no_grad():
             for name, value in weights.items():
                 tensor = self._lookup(name)
@@ -147,18 +167,53 @@ class Model(nn.Module):
         raise NotImplementedError
 
 
+def check_seed(owner: str, seed) -> None:
+    """A model's seed: None (read as 0) or a seed in ``[0, 2**63 - 1]`` (:func:`lib.validate.seed`)."""
+    if seed is not None:
+        validate.seed(owner, "seed", seed)
+
+
+def parameter_memory(owner: str, config, dtype: torch.dtype | None = None) -> int:
+    """Refuse (:func:`lib.validate.memory`) a model too big to train, before anything is allocated:
+    the model is built on the ``meta`` device (shapes only, no storage, the global RNG untouched)
+    and its parameters count 4 times (weights, gradients, two Adam moments), its buffers once, at
+    ``dtype``'s size (the default: the size the model is built with). Returns the bytes needed."""
+    if not isinstance(config, Config) or getattr(config, "model_class", None) is None:
+        raise validate.ArgumentTypeError(f"{owner}: config must be a model family's config (lib.models.AttentionConfig, "
+                                         f"lib.models.MLPConfig, ...), got {type(config).__name__}")
+    if dtype is not None:
+        validate.dtype(owner, "dtype", dtype)
+    state = torch.get_rng_state()
+    try:
+        with torch.device("meta"):
+            shapes = config.model_class(config, seed=0)
+    finally:
+        torch.set_rng_state(state)
+    n_params = sum(p.numel() for p in shapes.parameters())
+    n_buffers = sum(b.numel() for b in shapes.buffers())
+    sizes = [t.element_size() for t in (*shapes.parameters(), *shapes.buffers())]
+    per = torch.empty((), dtype=dtype).element_size() if dtype is not None else max(sizes, default=4)
+    n_bytes = (4 * n_params + n_buffers) * per
+    validate.memory(owner, f"the parameters, gradients and Adam moments of a {type(shapes).__name__} "
+                    f"(4 x {n_params:.1e} numbers, plus {n_buffers:.1e} in buffers)", n_bytes)
+    return n_bytes
+
+
 def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = None) -> Model:
     """Build and initialise the model of ``config``'s family (its ``model_class``)
-    deterministically from ``seed``; optionally move and cast it."""
+    deterministically from ``seed``; optionally move and cast it. A model whose parameters,
+    gradients and Adam moments would not fit under the memory cap (:func:`lib.validate.memory`)
+    is refused before anything is allocated."""
     family = getattr(config, "model_class", None)
     if family is None:
         raise ValueError(f"build_model: no model family for a {type(config).__name__}; give a family's config "
                          "(lib.models.AttentionConfig, lib.models.MLPConfig, ...)")
-    seed = validate.integer("build_model", "seed", seed, minimum=0)
+    seed = validate.seed("build_model", "seed", seed)
     if dtype is not None:
         validate.dtype("build_model", "dtype", dtype)
     if device is not None:
         device = validate.device("build_model", "device", device)
+    parameter_memory("build_model", config, dtype)
     model = family(config, seed=seed)
     if dtype is not None:
         model = model.to(dtype)
@@ -172,14 +227,35 @@ def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = 
 def predict(model: nn.Module, x: torch.Tensor, max_elements: int = 20_000_000) -> torch.Tensor:
     """Logits for ``x`` computed in chunks that keep each residual stream under
     ``max_elements`` numbers, so whole-task checks of wide constructions fit in memory."""
+    validate.instance("predict", "model", model, nn.Module)
+    validate.instance("predict", "x", x, torch.Tensor)
+    max_elements = validate.integer("predict", "max_elements", max_elements, minimum=1)
+    if x.dim() < 2:
+        validate.fail("predict", "x", "a batch of sequences, (batch, length) or (batch, length, input_dim)",
+                      f"shape {tuple(x.shape)}")
+    config = getattr(model, "config", None)
+    n_out = getattr(config, "n_out", 1)
+    per_row = n_out * (x.shape[1] if getattr(config, "readout", "last") == "all" else 1)
+    if len(x) == 0:
+        validate.fail("predict", "x", "a non-empty batch", f"shape {tuple(x.shape)}")
+    validate.memory("predict", f"the logits ({len(x)} x {per_row} = {len(x) * per_row:.1e} numbers)",
+                    4.0 * len(x) * per_row)
     width = getattr(getattr(model, "config", None), "d_model", 1)
     per_example = max(1, x.shape[1] * width * 4)  # the stream, scores and values
     chunk = max(1, int(max_elements // per_example))
+    rows = min(chunk, len(x))
+    validate.memory("predict", f"the activations of a chunk ({rows} x {x.shape[1]} x {width} x 4 = "
+                    f"{rows * per_example:.1e} numbers; lower max_elements)", 4.0 * rows * per_example)
     device = next(model.parameters()).device
     return torch.cat([model(x[i:i + chunk].to(device)).cpu() for i in range(0, len(x), chunk)])
 
 
 def accuracy(model: nn.Module, batch, max_elements: int = 20_000_000) -> float:
     """Fraction of examples whose arg-max logit equals the target (class targets)."""
+    if not (isinstance(getattr(batch, "x", None), torch.Tensor) and isinstance(getattr(batch, "y", None), torch.Tensor)):
+        raise validate.ArgumentTypeError(f"accuracy: batch must be a Batch with tensors x and y, got {type(batch).__name__}")
+    if len(batch.x) == 0 or len(batch.x) != len(batch.y):
+        validate.fail("accuracy", "batch", "a non-empty batch with one target per input",
+                      f"{len(batch.x)} inputs and {len(batch.y)} targets")
     logits = predict(model, batch.x, max_elements)
     return (logits.argmax(-1) == batch.y).double().mean().item()

@@ -69,6 +69,7 @@ class DecoderModel(AttentionModel):
     """The attention stack with a tied read-out and fixed weights (see the module docstring)."""
 
     def __init__(self, config: DecoderConfig, seed: int | None = 0):
+        validate.instance(type(self).__name__, "config", config, DecoderConfig)
         super().__init__(config, seed)
         if config.tie_embedding:
             del self.W_U
@@ -97,6 +98,12 @@ def eq1_config(vocab_size: int, max_len: int, d_model: int = 1, *, learn_embeddi
     ``logits_r = (1/r) sum_{i<=r} (E_{s_i} + B_i) W_V E^T``.
     By default ``W_E`` is fixed (the constructions set it) and ``W_V`` and ``W_pos`` train; the
     unused ``W_Q``, ``W_K`` are fixed. ``positions="none"`` drops ``W_pos`` (Claim 5.3)."""
+    validate.integer("eq1_config", "vocab_size", vocab_size, 1, validate.MAX_COUNT)
+    validate.integer("eq1_config", "max_len", max_len, 1, validate.MAX_COUNT)
+    validate.integer("eq1_config", "d_model", d_model, 1, validate.MAX_COUNT)
+    validate.boolean("eq1_config", "learn_embedding", learn_embedding)
+    validate.boolean("eq1_config", "learn_value", learn_value)
+    validate.choice("eq1_config", "positions", positions, ("none", "onehot", "learned", "sinusoidal"))
     fixed = tuple(name for name, learned in (("W_E", learn_embedding), ("layers.0.attn.W_V", learn_value))
                   if not learned) + ("layers.0.attn.W_Q", "layers.0.attn.W_K")  # unused: attention is uniform
     return DecoderConfig(d_model=d_model, n_out=vocab_size, vocab_size=vocab_size, max_len=max_len,
@@ -108,6 +115,12 @@ def gpt_config(vocab_size: int, max_len: int, d_model: int, n_layers: int, n_hea
     """A GPT-2-style decoder: pre-LayerNorm blocks of causal softmax attention (heads projected
     by ``W_O``) and a GELU MLP of width ``mlp_ratio * d_model``, learned positions, a final
     LayerNorm and the tied read-out (no biases in attention). ``changes`` override any field."""
+    for name, value in (("vocab_size", vocab_size), ("max_len", max_len), ("d_model", d_model),
+                        ("n_layers", n_layers), ("n_heads", n_heads), ("mlp_ratio", mlp_ratio)):
+        validate.integer("gpt_config", name, value, 0 if name == "mlp_ratio" else 1, validate.MAX_COUNT)
+    if mlp_ratio * d_model > validate.MAX_COUNT:
+        validate.fail("gpt_config", "mlp_ratio * d_model", f"at most {validate.MAX_COUNT:,} (the MLP width)",
+                      mlp_ratio * d_model)
     fields = dict(d_model=d_model, n_out=vocab_size, vocab_size=vocab_size, max_len=max_len, n_layers=n_layers,
                   n_heads=n_heads, d_mlp=mlp_ratio * d_model, norm="pre", mlp_activation="gelu")
     fields.update(changes)
@@ -130,18 +143,37 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
 
     ``stop``: a token id that ends a row (an end-of-sequence token); a batch stops early once
     every row has generated it, and the rest of such a row is filled with ``stop``."""
+    validate.instance("generate", "model", model, nn.Module)
     length = validate.integer("generate", "length", length, minimum=1)
     validate.boolean("generate", "greedy", greedy)
+    seed = validate.seed("generate", "seed", seed)
     batch_size = validate.integer("generate", "batch_size", batch_size, minimum=1)
+    config = getattr(model, "config", None)
+    vocab_size = getattr(config, "vocab_size", None)
     if stop is not None:
-        stop = validate.integer("generate", "stop", stop, minimum=0)
-    if not getattr(getattr(model, "config", None), "causal", False):
+        stop = validate.integer("generate", "stop", stop, minimum=0,
+                                maximum=None if vocab_size is None else vocab_size - 1)
+    if not getattr(config, "causal", False):
         raise ValueError("generate: the model must be causal (a DecoderConfig, or causal=True), so that a "
                          "position's logits do not read later tokens")
-    rows = [np.asarray(p, dtype=np.int64).reshape(-1) for p in prefixes]
+    if isinstance(prefixes, (str, bytes)) or not hasattr(prefixes, "__iter__"):
+        validate.fail("generate", "prefixes", "a list of 1-d integer arrays or a 2-d integer array", prefixes,
+                      validate.ArgumentTypeError)
+    rows = []
+    for i, p in enumerate(prefixes):
+        given_p = np.asarray(p.detach().cpu() if isinstance(p, torch.Tensor) else p)
+        if given_p.size and given_p.dtype.kind not in "iu":
+            validate.fail("generate", f"prefixes[{i}]", "token ids (integers)", f"an array of {given_p.dtype}",
+                          validate.ArgumentTypeError)
+        rows.append(given_p.astype(np.int64).reshape(-1))
+    validate.memory("generate", f"the completions ({len(rows)} x {length} = {len(rows) * length:.1e} token ids)",
+                    8.0 * len(rows) * length)
     for i, p in enumerate(rows):
         if not 1 <= len(p) <= length:
             raise ValueError(f"generate: prefix {i} has {len(p)} tokens; prefixes need 1 to {length} (length)")
+        if vocab_size is not None and (p.min() < 0 or p.max() >= vocab_size):
+            validate.fail("generate", f"prefixes[{i}]", f"token ids in [0, {vocab_size}) (vocab_size)",
+                          f"ids from {p.min()} to {p.max()}")
     was_training = model.training
     model.eval()
     device = next(itertools.chain(model.parameters(), model.buffers())).device

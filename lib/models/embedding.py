@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .. import validate
 from ..validate import ArgumentTypeError
 
 INPUTS = ("tokens", "vectors")
@@ -37,11 +38,11 @@ class InputFields:
 
     def check_input(self, fail) -> None:
         """Call ``fail(message)`` for the first inconsistent input field."""
-        if self.input not in INPUTS:
+        if not isinstance(self.input, str) or self.input not in INPUTS:
             fail(f"input must be one of {', '.join(INPUTS)}; got {self.input!r}")
-        if self.positions not in POSITIONS:
+        if not isinstance(self.positions, str) or self.positions not in POSITIONS:
             fail(f"positions must be one of {', '.join(POSITIONS)}; got {self.positions!r}")
-        if self.embedding not in EMBEDDINGS[self.input]:
+        if not isinstance(self.embedding, str) or self.embedding not in EMBEDDINGS[self.input]:
             fail(f"embedding for {self.input} inputs must be one of {', '.join(EMBEDDINGS[self.input])}; "
                  f"got {self.embedding!r}")
         for name, needed in (("vocab_size", "tokens"), ("input_dim", "vectors")):
@@ -50,6 +51,10 @@ class InputFields:
                 fail(f"{needed} inputs need {name} to be a positive integer, got {value!r}")
             if self.input == needed and value > 10**6:
                 fail(f"{name} must be at most 1,000,000, got {value!r}")
+            if self.input != needed and value is not None and (
+                    isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**6):
+                fail(f"{name} must be None or a positive integer up to 1,000,000 (unused by {self.input} "
+                     f"inputs), got {value!r}")
         if self.embedding == "identity" and self.input_dim > self.d_model:
             fail(f"identity embedding needs input_dim <= d_model ({self.input_dim} > {self.d_model})")
         if self.onehot_width > self.d_model:
@@ -67,6 +72,10 @@ class InputFields:
 
 def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
     """The sine/cosine positional table of Vaswani et al. (2017), shape (max_len, d_model)."""
+    validate.integer("sinusoidal_table", "max_len", max_len, 1, validate.MAX_COUNT)
+    validate.integer("sinusoidal_table", "d_model", d_model, 1, validate.MAX_COUNT)
+    validate.memory("sinusoidal_table", f"the table (max_len x d_model = {max_len * d_model:.1e} numbers)",
+                    8.0 * max_len * d_model)
     position = torch.arange(max_len, dtype=torch.float64)[:, None]
     rate = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
     table = torch.zeros(max_len, d_model, dtype=torch.float64)
@@ -77,6 +86,8 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
 
 def add_input_weights(model: nn.Module, c) -> None:
     """Register the embedding's weights on ``model`` (``W_E``, ``W_in``/``b_in``, ``W_pos``)."""
+    validate.instance("add_input_weights", "model", model, nn.Module)
+    validate.instance("add_input_weights", "c", c, InputFields)
     if c.input == "tokens" and c.embedding == "learned":
         model.W_E = nn.Parameter(torch.empty(c.vocab_size, c.d_model))
     if c.input == "vectors" and c.embedding == "linear":
@@ -106,6 +117,7 @@ def check_inputs(owner: str, c, x) -> None:
     """Raise a clear error unless ``x`` is what a model of config ``c`` reads: token ids
     ``(B, n)`` of an integer dtype in ``[0, vocab_size)``, or float vectors ``(B, n, input_dim)``;
     ``n <= max_len`` either way."""
+    validate.instance(owner, "the config", c, InputFields)
     if not isinstance(x, torch.Tensor):
         raise ArgumentTypeError(f"{owner}: inputs must be a torch.Tensor, got {type(x).__name__}")
     if c.input == "tokens":
@@ -164,6 +176,10 @@ def embed(model: nn.Module, c, x: torch.Tensor, dtype: torch.dtype) -> torch.Ten
 
 def add_readout_weights(model: nn.Module, d_model: int, n_out: int, bias: bool) -> None:
     """Register the read-out ``W_U`` (and ``b_U``) on ``model``."""
+    validate.instance("add_readout_weights", "model", model, nn.Module)
+    validate.integer("add_readout_weights", "d_model", d_model, 1)
+    validate.integer("add_readout_weights", "n_out", n_out, 1)
+    validate.boolean("add_readout_weights", "bias", bias)
     model.W_U = nn.Parameter(torch.empty(d_model, n_out))
     if bias:
         model.b_U = nn.Parameter(torch.zeros(n_out))

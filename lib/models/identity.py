@@ -62,6 +62,7 @@ class IdentityAttention(Attention):
     """A layer of the stack with the per-head scalars ``id_kq`` (a_h) and ``id_vo`` (b_h)."""
 
     def __init__(self, config: IdentityScalingConfig, layer: int):
+        validate.instance("IdentityAttention", "config", config, IdentityScalingConfig)
         super().__init__(config, layer)
         if config.kq_identity:
             self.id_kq = nn.Parameter(torch.zeros(self.n_heads))
@@ -94,6 +95,7 @@ class IdentityScalingModel(DecoderModel):
     weight is drawn exactly as the plain stack draws it for the same seed."""
 
     def __init__(self, config: IdentityScalingConfig, seed: int | None = 0):
+        validate.instance("IdentityScalingModel", "config", config, IdentityScalingConfig)
         super().__init__(config, seed)
         for layer, block in enumerate(self.layers):
             replacement = IdentityAttention(config, layer)

@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .base import Config, Model
+from .. import validate
+from .base import MAX_SIZE, Config, Model, check_seed
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu, "tanh": torch.tanh}
@@ -44,7 +45,7 @@ class MLPConfig(InputFields, Config):
     def __post_init__(self):
         self.check_positive(("d_model", "n_out", "max_len", "d_hidden", "n_layers"), _fail)
         self.check_types(booleans=("readout_bias",), optional_reals=("init_std",))
-        if self.activation not in ACTIVATIONS:
+        if not isinstance(self.activation, str) or self.activation not in ACTIVATIONS:
             _fail(f"activation must be one of {', '.join(ACTIVATIONS)}; got {self.activation!r}")
         self.check_input(_fail)
 
@@ -56,6 +57,8 @@ class MLPConfig(InputFields, Config):
 
 class Dense(nn.Module):
     def __init__(self, d_in: int, d_out: int):
+        validate.integer("Dense", "d_in", d_in, 1)
+        validate.integer("Dense", "d_out", d_out, 1, MAX_SIZE)
         super().__init__()
         self.W_in = nn.Parameter(torch.empty(d_in, d_out))
         self.b_in = nn.Parameter(torch.zeros(d_out))
@@ -69,6 +72,8 @@ class MLPModel(Model):
     hidden layer's activations (``layers.{i}.hidden``)."""
 
     def __init__(self, config: MLPConfig, seed: int | None = 0):
+        validate.instance("MLPModel", "config", config, MLPConfig)
+        check_seed("MLPModel", seed)
         super().__init__()
         self.config = c = config
         add_input_weights(self, c)

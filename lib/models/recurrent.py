@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .base import Config, Model
+from .. import validate
+from .base import Config, Model, check_seed
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 CELLS = ("elman", "lstm")
@@ -59,7 +60,7 @@ class RecurrentConfig(InputFields, Config):
         self.check_positive(("d_model", "n_out", "n_layers", "max_len"), _fail)
         self.check_types(booleans=("readout_bias",), optional_reals=("init_std",))
         for name, allowed in (("cell", CELLS), ("activation", tuple(ACTIVATIONS)), ("readout", ("last", "all"))):
-            if getattr(self, name) not in allowed:
+            if not isinstance(getattr(self, name), str) or getattr(self, name) not in allowed:
                 _fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         self.check_input(_fail)
 
@@ -74,6 +75,7 @@ class RecurrentConfig(InputFields, Config):
 
 class RecurrentLayer(nn.Module):
     def __init__(self, config: RecurrentConfig):
+        validate.instance("RecurrentLayer", "config", config, RecurrentConfig)
         super().__init__()
         self.config = config
         H, g = config.d_model, config.gates
@@ -109,6 +111,8 @@ class RecurrentModel(Model):
     """``model(x)`` returns logits; ``model(x, cache={})`` also records every layer's states."""
 
     def __init__(self, config: RecurrentConfig, seed: int | None = 0):
+        validate.instance("RecurrentModel", "config", config, RecurrentConfig)
+        check_seed("RecurrentModel", seed)
         super().__init__()
         self.config = config
         add_input_weights(self, config)

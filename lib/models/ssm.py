@@ -34,7 +34,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .base import Config, Model
+from .. import validate
+from .base import MAX_SIZE, Config, Model, check_seed
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 MIXERS = ("dss", "mamba", "retnet", "linear")
@@ -71,8 +72,10 @@ class SSMConfig(InputFields, Config):
         self.check_types(booleans=("readout_bias",), optional_reals=("init_std",))
         if isinstance(self.d_mlp, bool) or not isinstance(self.d_mlp, int) or self.d_mlp < 0:
             _fail(f"d_mlp must be an integer >= 0, got {self.d_mlp!r}")
+        if self.d_mlp > MAX_SIZE:
+            _fail(f"d_mlp must be at most {MAX_SIZE:,}, got {self.d_mlp!r}")
         for name, allowed in (("mixer", MIXERS), ("readout", ("last", "all"))):
-            if getattr(self, name) not in allowed:
+            if not isinstance(getattr(self, name), str) or getattr(self, name) not in allowed:
                 _fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if self.mixer in ("retnet", "linear") and self.d_model % self.n_heads:
             _fail(f"d_model ({self.d_model}) must be a multiple of n_heads ({self.n_heads})")
@@ -86,6 +89,7 @@ class SSMConfig(InputFields, Config):
 # ----------------------------------------------------------------------------- DSS
 class DSS(nn.Module):
     def __init__(self, c: SSMConfig):
+        validate.instance("DSS", "c", c, SSMConfig)
         super().__init__()
         d, n = c.d_model, c.d_state
         self.log_dt = nn.Parameter(torch.empty(d))
@@ -132,6 +136,8 @@ class DSS(nn.Module):
 
 def dss_recurrence(layer: DSS, u: torch.Tensor) -> torch.Tensor:
     """The DSS layer's convolution computed as its recurrence, step by step (the reference)."""
+    validate.instance("dss_recurrence", "layer", layer, DSS)
+    _check_sequence("dss_recurrence", "u", u, layer.D.shape[0])
     dtLam, coef = layer.modes()
     W = torch.complex(layer.W_re, layer.W_im)
     decay = torch.exp(dtLam)
@@ -147,6 +153,7 @@ def dss_recurrence(layer: DSS, u: torch.Tensor) -> torch.Tensor:
 # ----------------------------------------------------------------------------- Mamba
 class Mamba(nn.Module):
     def __init__(self, c: SSMConfig):
+        validate.instance("Mamba", "c", c, SSMConfig)
         super().__init__()
         d, di, n = c.d_model, c.expand * c.d_model, c.d_state
         self.dt_rank = math.ceil(d / 16)
@@ -182,13 +189,42 @@ class Mamba(nn.Module):
         dt, Bm, Cm = dbc.split([self.dt_rank, self.d_state, self.d_state], dim=-1)
         dt = F.softplus(dt @ self.W_dt + self.dt_bias)  # (B, L, di)
         A = -torch.exp(self.A_log)  # (di, n)
-        y = selective_scan(u, dt, A, Bm, Cm) + u * self.D
+        y = _scan(u, dt, A, Bm, Cm) + u * self.D
         return (y * F.silu(z)) @ self.W_out
+
+
+def _check_sequence(owner: str, name: str, x, width: int) -> None:
+    """``x`` is a floating ``(B, L, width)`` tensor."""
+    validate.instance(owner, name, x, torch.Tensor)
+    if x.dim() != 3 or x.shape[-1] != width:
+        validate.fail(owner, name, f"a tensor of shape (batch, length, {width})", f"shape {tuple(x.shape)}")
+    if not x.dtype.is_floating_point:
+        validate.fail(owner, name, "a floating-point tensor", x.dtype, validate.ArgumentTypeError)
 
 
 def selective_scan(u, dt, A, Bm, Cm) -> torch.Tensor:
     """``h_t = exp(dt_t A) h_{t-1} + dt_t B_t u_t``, ``y_t = h_t C_t``, over time in a loop;
     u, dt: (B, L, di); A: (di, n); Bm, Cm: (B, L, n). Returns (B, L, di)."""
+    for name, value in (("u", u), ("dt", dt), ("A", A), ("Bm", Bm), ("Cm", Cm)):
+        validate.instance("selective_scan", name, value, torch.Tensor)
+        if not value.dtype.is_floating_point:
+            validate.fail("selective_scan", name, "a floating-point tensor", value.dtype, validate.ArgumentTypeError)
+    if u.dim() != 3:
+        validate.fail("selective_scan", "u", "a tensor of shape (B, L, di)", f"shape {tuple(u.shape)}")
+    B, L, di = u.shape
+    if A.dim() != 2 or A.shape[0] != di:
+        validate.fail("selective_scan", "A", f"a tensor of shape ({di}, n)", f"shape {tuple(A.shape)}")
+    n = A.shape[1]
+    for name, value, shape in (("dt", dt, (B, L, di)), ("Bm", Bm, (B, L, n)), ("Cm", Cm, (B, L, n))):
+        if tuple(value.shape) != shape:
+            validate.fail("selective_scan", name, f"a tensor of shape {shape}", f"shape {tuple(value.shape)}")
+    validate.memory("selective_scan", f"the discretised state (B x L x di x n = {B * L * di * n:.1e} numbers, twice)",
+                    2.0 * B * L * di * n * u.element_size())
+    return _scan(u, dt, A, Bm, Cm)
+
+
+def _scan(u, dt, A, Bm, Cm) -> torch.Tensor:
+    """:func:`selective_scan` without the checks (the Mamba layer's forward calls it every step)."""
     dA = torch.exp(dt[..., None] * A)  # (B, L, di, n)
     dBu = dt[..., None] * Bm[:, :, None, :] * u[..., None]
     h = torch.zeros_like(dA[:, 0])
@@ -202,6 +238,7 @@ def selective_scan(u, dt, A, Bm, Cm) -> torch.Tensor:
 # ----------------------------------------------------------------------------- retention
 class Retention(nn.Module):
     def __init__(self, c: SSMConfig):
+        validate.instance("Retention", "c", c, SSMConfig)
         super().__init__()
         d = c.d_model
         self.n_heads, self.linear = c.n_heads, c.mixer == "linear"
@@ -237,6 +274,8 @@ class Retention(nn.Module):
 def retention_recurrence(layer: Retention, x: torch.Tensor) -> torch.Tensor:
     """The retention / linear attention mixer in its recurrent form, ``S_t = gamma S_{t-1} +
     k_t^T v_t``, ``o_t = q_t S_t`` (the reference for the parallel form)."""
+    validate.instance("retention_recurrence", "layer", layer, Retention)
+    _check_sequence("retention_recurrence", "x", x, layer.W_qkv.shape[0])
     B, L, d = x.shape
     q, k, v = layer.heads(x)
     gamma = layer.gamma.to(x.dtype)[None, :, None, None]
@@ -257,6 +296,7 @@ MIXER_CLASSES = {"dss": DSS, "mamba": Mamba, "retnet": Retention, "linear": Rete
 
 class SSMBlock(nn.Module):
     def __init__(self, c: SSMConfig):
+        validate.instance("SSMBlock", "c", c, SSMConfig)
         super().__init__()
         self.ln_mix = nn.LayerNorm(c.d_model)
         self.mixer = MIXER_CLASSES[c.mixer](c)
@@ -276,6 +316,8 @@ class SSMBlock(nn.Module):
 
 class SSMModel(Model):
     def __init__(self, config: SSMConfig, seed: int | None = 0):
+        validate.instance("SSMModel", "config", config, SSMConfig)
+        check_seed("SSMModel", seed)
         super().__init__()
         self.config = config
         add_input_weights(self, config)
@@ -288,6 +330,7 @@ class SSMModel(Model):
         """The shared rule (:meth:`Model.reset_parameters`) for matrices, biases and norms; each
         mixer's own parameters (steps, decay rates, modes) from its ``init_special``, drawn from
         the same seeded generator."""
+        check_seed("SSMModel.reset_parameters", seed)
         generator = torch.Generator().manual_seed(0 if seed is None else seed)
         init_std = self.config.init_std
         special = {id(p) for layer in self.layers for name, p in layer.mixer.named_parameters()
