@@ -292,3 +292,29 @@ def test_pretraining_refuses_bad_arguments():
     model = training.build_model(pretraining.lm_config(corpus, d_model=8, n_heads=2, d_head=4, d_mlp=8), seed=0)
     fails(lambda: pretraining.top_heads(model, digits=-1), "top_heads", "digits")
     assert np.isfinite(np.array(pretraining.diagonal_dominance(model)["kq"])).all()
+
+
+# ----------------------------------------------------------------------------- analysis.py, curves.py (stored results)
+def test_analysis_refuses_bad_input(task):
+    from lib.papers.boixadsera2024 import analysis
+
+    fails(lambda: analysis.last_layer_float64(task, 4, init_scale=0.0), "last_layer_float64", "init_scale")
+    fails(lambda: analysis.last_layer_table([16], [], [0]), "last_layer_table", "init_scales")
+    fails(lambda: analysis.last_layer_table([0], [1.0], [0]), "last_layer_table", "ns")
+    fails(lambda: analysis.mlp_study([16], [0], d_hidden=8), "mlp_study", "seeds")
+    fails(lambda: analysis.kernel_checks(SMALL, 0, 1), "kernel_checks", "mc_samples")
+    fails(lambda: analysis.kernel_checks(SMALL, 10, 0), "kernel_checks", "wide_seeds")
+    fails(lambda: analysis.kernel_checks(SMALL, 10, 1, strings=np.array([[11, 2]])), "kernel_checks", "strings")
+    fails(lambda: analysis.n_matrix_rows({}, SMALL, []), "n_matrix_rows", "tasks")
+    fails(lambda: analysis.n_matrix_rows({"t": stt.aba_abb()}, SMALL, [(math.nan, 1.0)]), "n_matrix_rows", "pairs")
+    fails(lambda: analysis.krr_errors({"t": stt.aba_abb()}, [], [0], SMALL), "krr_errors", "ns")
+    fails(lambda: analysis.diversity_errors({"t": stt.aba_abb()}, [4], [0], SMALL, n=0), "diversity_errors", "n")
+    fails(lambda: analysis.gram_blocks(*stt.aba_abb(), SMALL, alphabet=0), "gram_blocks", "alphabet")
+    fails(lambda: analysis.learned_scalars("huge"), "learned_scalars", "scale")
+
+
+def test_curves_refuse_what_is_not_a_stored_result():
+    for fn in (curves.identity_losses, curves.program_errors, curves.knob_n, curves.pretrained, curves.finetune_losses):
+        fails(lambda: fn({"grid": []}), fn.__name__)
+    fails(lambda: curves.by_lr({"lr": [1e-3], "test": []}), "by_lr", "metrics")
+    fails(lambda: curves.grid_values(None, "n"), "grid_values", "result")

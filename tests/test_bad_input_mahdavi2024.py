@@ -231,3 +231,41 @@ def test_official_and_comparison_helpers_refuse_bad_input():
     assert comparison.ablation(cells, [42, 1, 2])["matched"]
     fails(lambda: trained.figure_5_reading({}), "figure_5_reading", "results")
     fails(lambda: trained.merged_series([]), "merged_series", "rs")
+
+
+# ----------------------------------------------------------------------------- analysis.py
+def test_analysis_refuses_bad_input():
+    from lib.papers.mahdavi2024 import analysis
+
+    batch = query_context_data(5, 2, 4, seed=0, dtype=torch.float64)
+    fails(lambda: analysis.planted_dependency(count=2), "planted_dependency", "count")
+    fails(lambda: analysis.paper_size_data(0), "paper_size_data", "T")
+    fails(lambda: analysis.rank_growth(batch, 0, 2), "rank_growth", "n_heads")
+    fails(lambda: analysis.variant_cases("yes"), "variant_cases", "larger")
+    fails(lambda: analysis.remark_1_case(Q=4, n=8, d=8), "remark_1_case", "d")
+    fails(lambda: analysis.saturation_path(batch, 2, 2, head=0), "saturation_path", "head")
+    fails(lambda: analysis.saturation_path(batch, 2, 2, points=1), "saturation_path", "points")
+    fails(lambda: analysis.claims_1_2({}), "claims_1_2", "path")
+    fails(lambda: analysis.proposition_2_draws(draws=0), "proposition_2_draws", "draws")
+    fails(lambda: analysis.head_size_conditioning(T=5), "head_size_conditioning", "T")
+    fails(lambda: analysis.proposition_5_draws(H=-1), "proposition_5_draws", "H")
+    fails(lambda: analysis.proposition_3_counts(heads=[]), "proposition_3_counts", "heads")
+    fails(lambda: analysis.relu_jacobians(widths=[0]), "relu_jacobians", "widths")
+    fails(lambda: analysis.figure_1_reading(np.ones((3, 2)), [1], 10), "figure_1_reading", "states")
+    fails(lambda: analysis.figure_1_reading(np.ones((3, 2, 2)), [1], 0), "figure_1_reading", "trials")
+
+
+def test_figure_1_reading_with_no_passing_k_reads_zero():
+    """No k passes the 99% rule (every [CLS] output equal): the largest passing k is 0, not a bare max() error."""
+    from lib.papers.mahdavi2024 import analysis
+
+    states = np.ones((6, 3, 4))
+    assert analysis.figure_1_reading(states, [1, 2], trials=20)["largest"] == 1  # one nonzero vector is independent
+    assert analysis.figure_1_reading(np.zeros((6, 3, 4)), [1, 2], trials=20)["largest"] == 0
+
+
+def test_attention_weights_owner_refuses_too_few_examples():
+    rng = np.random.default_rng(0)
+    weights = construction.attention_weights(rng.standard_normal((2, 4)), rng.standard_normal((5, 4)), 3, 2)
+    assert weights.owner(5).tolist() == [0, 0, 1, 2, -1]
+    fails(lambda: weights.owner(2), "AttentionWeights.owner", "T")

@@ -9,8 +9,42 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ... import validate
 from ...models import build_model
 from ...tasks import symbol_templates as st
+
+
+def _tasks(owner: str, tasks) -> dict:
+    """``{name: (templates, labels)}``, non-empty."""
+    validate.instance(owner, "tasks", tasks, dict)
+    if not tasks:
+        validate.fail(owner, "tasks", "a non-empty dict name -> (templates, labels)", tasks)
+    for name, value in tasks.items():
+        if not (isinstance(value, (tuple, list)) and len(value) == 2):
+            validate.fail(owner, f"tasks[{name!r}]", "a pair (templates, labels)", value)
+    return tasks
+
+
+def _rows(owner: str, rows, keys: tuple[str, ...]) -> list:
+    """A non-empty list of dicts with ``keys`` (what the matching study returns)."""
+    if not isinstance(rows, (list, tuple)) or len(rows) == 0:
+        validate.fail(owner, "rows", "a non-empty list of rows", rows)
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or any(key not in row for key in keys):
+            validate.fail(owner, f"rows[{i}]", "a dict with " + ", ".join(keys), row)
+    return rows
+
+
+def _pairs(owner: str, pairs) -> list:
+    """``(beta, gamma)`` pairs of finite reals (possibly none)."""
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, (list, tuple)):
+        validate.fail(owner, "pairs", "a list of (beta, gamma) pairs", pairs, validate.ArgumentTypeError)
+    for i, pair in enumerate(pairs):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            validate.fail(owner, f"pairs[{i}]", "a pair (beta, gamma)", pair)
+        validate.real(owner, f"pairs[{i}][0]", pair[0])
+        validate.real(owner, f"pairs[{i}][1]", pair[1])
+    return list(pairs)
 
 
 # ----------------------------------------------------------------------------- Figure 14
@@ -23,6 +57,12 @@ def last_layer_float64(task, n_train: int, init_scale: float = 1.0, seed: int = 
     from .last_layer import readout_features, scale_init
     from .training import authors_init, model_config
 
+    owner = "last_layer_float64"
+    validate.instance(owner, "task", task, st.SymbolTemplates)
+    validate.integer(owner, "n_train", n_train, minimum=1, maximum=validate.MAX_COUNT)
+    validate.real(owner, "init_scale", init_scale, above=0.0)
+    validate.seed(owner, "seed", seed)
+    validate.seed(owner, "data_seed", data_seed)
     sets = task.splits(n_train, seed=data_seed)
     model = build_model(model_config(task, "vanilla", **shape), seed=seed)
     model = scale_init(authors_init(model, seed), init_scale).double().eval()
@@ -39,6 +79,13 @@ def last_layer_float64(task, n_train: int, init_scale: float = 1.0, seed: int = 
 
 def last_layer_table(ns, init_scales, seeds, **shape) -> dict:
     """Figure 14: ``{(n, multiplier): test MSE per seed}`` on αβα vs αββ (100 held-out strings)."""
+    ns = validate.integers("last_layer_table", "ns", ns, minimum=1)
+    if isinstance(init_scales, (str, bytes)) or not isinstance(init_scales, (list, tuple, np.ndarray)) or \
+            len(init_scales) == 0:
+        validate.fail("last_layer_table", "init_scales", "a non-empty list of multipliers", init_scales)
+    for i, c in enumerate(init_scales):
+        validate.real("last_layer_table", f"init_scales[{i}]", c, above=0.0)
+    seeds = validate.integers("last_layer_table", "seeds", seeds, minimum=0)
     out = {}
     for n in ns:
         task = st.SymbolTemplates(*st.aba_abb(), n_symbols=n, n_heldout=100)
@@ -55,6 +102,12 @@ def mlp_study(ns, seeds, d_hidden: int, steps: int = 200) -> tuple[list[dict], l
     ``f(x x) - f(x y)`` per seed on unseen strings) and the coupling per n."""
     from . import mlp
 
+    ns = validate.integers("mlp_study", "ns", ns, minimum=1)
+    seeds = validate.integers("mlp_study", "seeds", seeds, minimum=0)
+    if len(seeds) < 2:
+        validate.fail("mlp_study", "seeds", "at least 2 seeds (the table gives a standard error over seeds)", seeds)
+    validate.integer("mlp_study", "d_hidden", d_hidden, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("mlp_study", "steps", steps, minimum=1)
     rows, coupling = [], []
     for n in ns:
         task = st.SymbolTemplates(*st.same_different(), n_symbols=n)
@@ -67,8 +120,10 @@ def mlp_study(ns, seeds, d_hidden: int, steps: int = 200) -> tuple[list[dict], l
 
 
 def mlp_frame(rows):
-    """The MLP study as a table, one row per n."""
+    """The MLP study as a table, one row per n (the rows of :func:`mlp_study`)."""
     import math
+
+    _rows("mlp_frame", rows, ("n", "train_mse", "test_mse", "unseen_unchanged", "unseen_rows", "gap"))
 
     import pandas as pd
 
@@ -92,6 +147,14 @@ def kernel_checks(params, mc_samples: int, wide_seeds: int, strings=KERNEL_STRIN
     transformers of the shared stack (evaluated in float64) against the kernel."""
     from . import kernel as K
 
+    owner = "kernel_checks"
+    validate.instance(owner, "params", params, K.KernelParams)
+    validate.integer(owner, "mc_samples", mc_samples, minimum=1, maximum=10**8)
+    validate.integer(owner, "wide_seeds", wide_seeds, minimum=1, maximum=1000)
+    strings = K._as_strings(owner, "strings", strings)
+    if strings.min() < 0 or strings.max() > 9:
+        validate.fail(owner, "strings", "token ids in 0..9 (the relabelling and the wide model's vocabulary of 10)",
+                      strings.tolist())
     k = strings.shape[1]
     uniform = K.attention_kernel(strings, strings, K.KernelParams(beta=0.0, gamma=2.0, draws=10))
     exact = (strings[:, None, :, None] == strings[None, :, None, :]).sum(axis=(2, 3)) / k**2 + 4.0 / k
@@ -124,6 +187,10 @@ def n_matrix_rows(tasks: dict, params, pairs, check_pairs_on_large: bool = True)
     gaps of tasks with more than 4 templates (8! permutations: the smoke scale's budget)."""
     from . import kernel as K
 
+    _tasks("n_matrix_rows", tasks)
+    validate.instance("n_matrix_rows", "params", params, K.KernelParams)
+    _pairs("n_matrix_rows", pairs)
+    validate.boolean("n_matrix_rows", "check_pairs_on_large", check_pairs_on_large)
     rows = []
     for name, (templates, _) in tasks.items():
         cond = {kern: K.conditioning(K.n_matrix(templates, kern, params)) for kern in K.KERNELS}
@@ -136,7 +203,10 @@ def n_matrix_rows(tasks: dict, params, pairs, check_pairs_on_large: bool = True)
 
 
 def n_matrix_frame(rows):
+    """The rows of :func:`n_matrix_rows` as a table, one row per task."""
     import pandas as pd
+
+    _rows("n_matrix_frame", rows, ("task", "templates", "cond", "gaps", "z", "det_err", "det"))
 
     return pd.DataFrame([{"task": r["task"], "templates": r["templates"],
                           **{f"σmin/σmax, {kern}": c for kern, c in r["cond"].items()},
@@ -152,6 +222,11 @@ def krr_errors(tasks: dict, ns, seeds, params, n_heldout: int = 1000) -> dict:
     symbols, training alphabet of n tokens (``kernel.krr_test_error``)."""
     from . import kernel as K
 
+    _tasks("krr_errors", tasks)
+    ns = validate.integers("krr_errors", "ns", ns, minimum=1)
+    seeds = validate.integers("krr_errors", "seeds", seeds, minimum=0)
+    validate.instance("krr_errors", "params", params, K.KernelParams)
+    validate.integer("krr_errors", "n_heldout", n_heldout, minimum=1, maximum=validate.MAX_COUNT)
     return {(name, kern): np.array([[K.krr_test_error(st.SymbolTemplates(t, y, n_symbols=n, n_heldout=n_heldout), n,
                                                       kern, params, seed=s) for s in seeds] for n in ns])
             for name, (t, y) in tasks.items() for kern in K.KERNELS}
@@ -161,6 +236,12 @@ def diversity_errors(tasks: dict, alphabets, seeds, params, n: int = 256, n_held
     """Theorem 4.4's ρ: ``{task: test MSE (alphabet, seed)}`` of the transformer kernel at fixed n."""
     from . import kernel as K
 
+    _tasks("diversity_errors", tasks)
+    alphabets = validate.integers("diversity_errors", "alphabets", alphabets, minimum=1)
+    seeds = validate.integers("diversity_errors", "seeds", seeds, minimum=0)
+    validate.instance("diversity_errors", "params", params, K.KernelParams)
+    validate.integer("diversity_errors", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("diversity_errors", "n_heldout", n_heldout, minimum=1, maximum=validate.MAX_COUNT)
     return {name: np.array([[K.krr_test_error(st.SymbolTemplates(t, y, n_symbols=A, n_heldout=n_heldout), n,
                                               "transformer", params, seed=s) for s in seeds] for A in alphabets])
             for name, (t, y) in tasks.items()}
@@ -172,6 +253,9 @@ def gram_blocks(templates, labels, params, alphabet: int, n: int = 64) -> dict:
     worst block's mean deviation of its off-diagonal entries from N's entry."""
     from . import kernel as K
 
+    validate.instance("gram_blocks", "params", params, K.KernelParams)
+    validate.integer("gram_blocks", "alphabet", alphabet, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("gram_blocks", "n", n, minimum=1, maximum=10**4)
     N = K.n_matrix(templates, "transformer", params)
     index, batch = st.SymbolTemplates(templates, labels, n_symbols=alphabet).draw(n, torch.Generator().manual_seed(0))
     order = np.argsort(index.numpy(), kind="stable")
@@ -190,6 +274,8 @@ def discussion_frame(predictions: dict, recorded) -> tuple:
     (``recorded``: ``claims.collect()``); returns the table and the refs not recorded yet."""
     import pandas as pd
 
+    validate.instance("discussion_frame", "predictions", predictions, dict)
+    recorded = list(validate.instance("discussion_frame", "recorded", recorded, (list, tuple)))
     part = [c for c in recorded if c.paper == "boixadsera2024"]
     rows = [{"prediction": prediction, "claim": c.ref, "verdict": c.verdict, "scale": c.scale,
              "ours": c.ours if len(c.ours) < 160 else c.ours[:157] + "..."}
@@ -203,8 +289,11 @@ def discussion_frame(predictions: dict, recorded) -> tuple:
 def learned_scalars(scale: str | None = None) -> dict:
     """How far Adam moved a_h and b_h (from 0): the nonzero mean |a_h|, |b_h| of every stored run
     of this part that has them, ``{"a_h": [...], "b_h": [...]}``."""
+    from ... import scale as _scale
     from .sweeps import result
 
+    if scale is not None:
+        validate.choice("learned_scalars", "scale", scale, _scale.SCALES)
     learned = {"a_h": [], "b_h": []}
     for name in ("identity_scalings", "majority", "copy", "program_symbolic", "pretraining"):
         for row in result(name, scale).points:

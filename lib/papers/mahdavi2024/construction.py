@@ -158,6 +158,8 @@ class AttentionWeights:
 
     def owner(self, T: int) -> np.ndarray:
         """The head responsible for each example (-1 for none)."""
+        validate.integer("AttentionWeights.owner", "T", T, minimum=max((int(g.max()) + 1 for g in self.groups if len(g)),
+                                                                       default=0), maximum=validate.MAX_ELEMENTS)
         own = np.full(T, -1)
         for h, g in enumerate(self.groups):
             own[g] = h

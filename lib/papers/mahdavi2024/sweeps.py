@@ -39,6 +39,7 @@ from functools import partial
 import numpy as np
 
 from ... import scale as _scale
+from ... import validate
 from ...results import Result, Sweep
 from . import comparison
 from .training import run_group
@@ -46,6 +47,7 @@ from .training import run_group
 
 def recipe(size: str) -> dict:
     """Model width, optimiser and budget at one scale (JSON-able; goes into each config)."""
+    validate.choice("recipe", "size", size, _scale.SCALES)
     if size == "paper":  # the official code: d = 64, batch 256, lr 1e-3, >= 50k steps
         return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, eval_every=500,
                     seeds=[42, 43, 44], max_padding=0.25, recipe="official")
@@ -237,6 +239,7 @@ class Memorized:
 
 def points(result: Result, **fixed) -> list[Memorized]:
     """The points of a memorization sweep (those with the coordinates ``fixed``), in grid order."""
+    validate.instance("points", "result", result, Result)
     out = []
     for p in result.points:
         if all(p["point"].get(k) == v for k, v in fixed.items()):
@@ -252,6 +255,10 @@ def series(result: Result, x: str, value: str, group: str = "T", **fixed):
     """``value`` ("acc" or "mse") per seed against coordinate ``x``: the sorted values of ``x``
     and, per value of ``group``, an array ``(len(xs), seeds)`` (for :func:`lib.plots.sweep`).
     ``fixed`` keeps only points with those coordinates."""
+    validate.instance("series", "result", result, Result)
+    validate.choice("series", "value", value, ("acc", "mse"))
+    validate.instance("series", "x", x, str)
+    validate.instance("series", "group", group, str)
     chosen = points(result, **fixed)
     xs = sorted({m.point[x] for m in chosen})
     out = {}
@@ -275,6 +282,13 @@ def figure2_trends(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: fl
     """
     from .training import linear_fit
 
+    owner = "figure2_trends"
+    for name, value in (("fig2a", fig2a), ("fig2b", fig2b), ("fig2c", fig2c)):
+        validate.instance(owner, name, value, Result)
+    validate.real(owner, "saturated", saturated, above=0.0, maximum=1.0)
+    validate.real(owner, "tolerance", tolerance, minimum=0.0, maximum=1.0)
+    validate.real(owner, "rise", rise, minimum=0.0, maximum=1.0)
+    validate.real(owner, "flat", flat, minimum=0.0, maximum=1.0)
     xs, acc = series(fig2a, "H", "acc")
     fits = {}
     for group, arr in acc.items():
