@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from lib import validate
 from lib.models import (AttentionConfig, DecoderConfig, IdentityScalingConfig, MLPConfig, RecurrentConfig, SSMConfig,
                         accuracy, build_model, predict)
+from lib.models import base
 from lib.models.decoder import eq1_config, generate, gpt_config
 from lib.models.embedding import add_readout_weights, check_inputs, sinusoidal_table
 from lib.models.ssm import dss_recurrence, retention_recurrence, selective_scan
@@ -277,6 +278,7 @@ def test_huge_ssm_model_is_refused_before_allocating():
 
 def test_memory_cap_counts_dtype_and_can_be_raised():
     config = AttentionConfig(d_model=64, n_out=4, vocab_size=10, max_len=10)  # about 20k parameters
+    build_model(config)  # the count is cached now; the cap is still checked on every call
     with validate.memory_cap(0.0003):  # 315 kB: float32 fits (4 x 20k x 4 bytes), float64 does not
         build_model(config)
         fails(lambda: build_model(config, dtype=torch.float64), "build_model", "memory cap")
@@ -307,6 +309,7 @@ WEIGHT_HASHES = {  # sha256 of build_model(config, seed=7)'s state dict before t
 @pytest.mark.parametrize("family", list(WEIGHT_HASHES))
 def test_memory_check_keeps_weights_and_global_rng(family):
     expected, config = WEIGHT_HASHES[family]
+    base._COUNTS.clear()  # so that the shapes are built on the meta device here, not found in the cache
     torch.manual_seed(11)
     model = build_model(config, seed=7)
     after = torch.rand(3)

@@ -20,6 +20,7 @@ Families live one per module beside this one, each a frozen config dataclass (wi
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import asdict, replace
 from typing import Mapping
 
@@ -183,6 +184,31 @@ def parameter_memory(owner: str, config, dtype: torch.dtype | None = None) -> in
                                          f"lib.models.MLPConfig, ...), got {type(config).__name__}")
     if dtype is not None:
         validate.dtype(owner, "dtype", dtype)
+    key = (config, torch.get_default_dtype())
+    try:
+        counted = _COUNTS.get(key)
+    except TypeError:  # a config with a list in it cannot be a key
+        counted = None
+    if counted is None:
+        counted = _count(config)
+        with contextlib.suppress(TypeError):
+            if len(_COUNTS) > 256:
+                _COUNTS.clear()
+            _COUNTS[key] = counted
+    family, n_params, n_buffers, size = counted
+    per = torch.empty((), dtype=dtype).element_size() if dtype is not None else size
+    n_bytes = (4 * n_params + n_buffers) * per
+    validate.memory(owner, f"the parameters, gradients and Adam moments of a {family} "
+                    f"(4 x {n_params:.1e} numbers, plus {n_buffers:.1e} in buffers)", n_bytes)
+    return n_bytes
+
+
+#: (config, default dtype) -> (family name, parameters, buffer elements, bytes per element), so that an ensemble of
+#: K seeds builds the shapes once
+_COUNTS: dict = {}
+
+
+def _count(config) -> tuple[str, int, int, int]:
     state = torch.get_rng_state()
     try:
         with torch.device("meta"):
@@ -191,12 +217,8 @@ def parameter_memory(owner: str, config, dtype: torch.dtype | None = None) -> in
         torch.set_rng_state(state)
     n_params = sum(p.numel() for p in shapes.parameters())
     n_buffers = sum(b.numel() for b in shapes.buffers())
-    sizes = [t.element_size() for t in (*shapes.parameters(), *shapes.buffers())]
-    per = torch.empty((), dtype=dtype).element_size() if dtype is not None else max(sizes, default=4)
-    n_bytes = (4 * n_params + n_buffers) * per
-    validate.memory(owner, f"the parameters, gradients and Adam moments of a {type(shapes).__name__} "
-                    f"(4 x {n_params:.1e} numbers, plus {n_buffers:.1e} in buffers)", n_bytes)
-    return n_bytes
+    size = max((t.element_size() for t in (*shapes.parameters(), *shapes.buffers())), default=4)
+    return type(shapes).__name__, n_params, n_buffers, size
 
 
 def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = None) -> Model:
