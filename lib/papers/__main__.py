@@ -4,6 +4,7 @@ sweep has got, without running anything."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 
@@ -35,10 +36,12 @@ def main(argv=None) -> int:
                                               message=f"{type(error).__name__}: {error}"))
         print(queue.table(outcomes))
         return 0
-    if args.budget is None or not args.budget > 0:
-        parser.error("queue needs --budget SECONDS > 0")
+    if args.budget is None or not (args.budget > 0 and math.isfinite(args.budget)):
+        parser.error("queue needs --budget SECONDS > 0 (finite)")
     if not 0 <= args.margin < args.budget:
         parser.error("--margin must be in [0, budget)")
+    if args.per_sweep is not None and not (args.per_sweep > 0 and math.isfinite(args.per_sweep)):
+        parser.error("--per-sweep must be a finite number of seconds > 0")
     from ..runtime import pick_device
 
     outcomes = queue.run_queue(args.budget, args.names, per_sweep_s=args.per_sweep, device=pick_device(args.device),

@@ -22,6 +22,7 @@ import traceback
 from dataclasses import dataclass
 
 from .. import results as _results
+from .. import validate
 from ..train import BudgetSpent, deadline
 
 PAPER_KEYS = ("mahdavi2024", "chen2024", "bhattamishra2024", "boixadsera2024", "richard2024", "course")
@@ -57,6 +58,9 @@ def ordered_sweeps(names=None) -> list:
         for sweep in _results.paper_sweeps(paper).values():
             every[f"{sweep.paper}.{sweep.key}"] = sweep
     order = [n for n in PRIORITY if n in every] + [n for n in every if n not in PRIORITY]
+    if isinstance(names, (str, bytes)):
+        validate.fail("ordered_sweeps", "names", "a list of paper or sweep names (not one string)", names,
+                      validate.ArgumentTypeError)
     if names:
         wanted = set(names)
         unknown = wanted - set(PAPER_KEYS) - set(every) - {s.name for s in every.values()}
@@ -86,6 +90,13 @@ def run_queue(budget_s: float, names=None, *, sweeps=None, per_sweep_s: float | 
     ``per_sweep_s`` from its sweep's start (then the queue goes on with the next sweep, so that a
     short window advances several papers). ``sweeps`` replaces the paper sweeps (tests). Returns
     one :class:`Outcome` per sweep in the queue."""
+    validate.real("run_queue", "budget_s", budget_s, minimum=0.0)
+    validate.real("run_queue", "margin_s", margin_s, minimum=0.0)
+    if per_sweep_s is not None:
+        validate.real("run_queue", "per_sweep_s", per_sweep_s, above=0.0)
+    validate.boolean("run_queue", "progress", progress)
+    if not callable(log):
+        validate.fail("run_queue", "log", "a function of one string (such as print)", log, validate.ArgumentTypeError)
     sweeps = ordered_sweeps(names) if sweeps is None else list(sweeps)
     end = time.monotonic() + float(budget_s) - float(margin_s)
     outcomes, started = [], False
@@ -127,6 +138,8 @@ def run_queue(budget_s: float, names=None, *, sweeps=None, per_sweep_s: float | 
 
 def table(outcomes: list[Outcome]) -> str:
     """The queue's state as a plain-text table."""
+    if not isinstance(outcomes, (list, tuple)) or not all(isinstance(o, Outcome) for o in outcomes):
+        validate.fail("table", "outcomes", "a list of Outcome", outcomes, validate.ArgumentTypeError)
     lines = [f"{'sweep':44s} {'state':12s} {'points':>9s} {'wall s':>8s}  note"]
     for o in outcomes:
         lines.append(f"{o.sweep:44s} {o.state:12s} {f'{o.done}/{o.total}':>9s} {o.wall_s:8.0f}  {o.message[:80]}")

@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ... import validate
 from ...models import accuracy, predict
+from ...results import Result
 from ...tasks import BoundedDyck, NearestNeighbour, PairFunction, VariableLengthIndexLookup
 from ...tasks.dyck import count_members, dfa, is_member
 from . import constructions, lower_bounds, near_orthogonal
@@ -21,11 +23,26 @@ from .dyck_rnn import dyck_rnn
 from .sweeps import summary
 
 
+def _counts(owner: str, name: str, values, minimum: int = 1) -> list[int]:
+    return validate.integers(owner, name, list(values) if isinstance(values, (tuple, list, range)) else values,
+                             minimum=minimum)
+
+
+def _pairs(owner: str, name: str, values, minimum: int = 1) -> None:
+    """A non-empty list of (N, k) pairs of integers >= ``minimum``."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not len(values):
+        validate.fail(owner, name, "a non-empty list of (N, k) pairs", values)
+    for i, pair in enumerate(values):
+        if len(validate.integers(owner, f"{name}[{i}]", pair, minimum=minimum)) != 2:
+            validate.fail(owner, f"{name}[{i}]", "an (N, k) pair", pair)
+
+
 # ----------------------------------------------------------------------------- Lemmas 2 and 3
 def k_min_table(ns) -> pd.DataFrame:
     """Lemma 2: the smallest width (grid of 4, two draws) at which ``n`` sign vectors stay below
     the thresholds 1/4 and 1/2, with the lemma's own width at gamma = 1/4. Each scan starts a
     little below the previous length's answer (k_min grows with N)."""
+    _counts("k_min_table", "ns", ns, minimum=2)
     rows, previous = [], {0.25: 4, 0.5: 4}
     for n in ns:
         found = {thr: near_orthogonal.k_min(n, thr, start=previous[thr] - 16) for thr in (0.25, 0.5)}
@@ -38,6 +55,14 @@ def k_min_table(ns) -> pd.DataFrame:
 def tail_table(cases=((64, 0.25), (64, 0.5), (256, 0.25)), n_vectors: int = 400) -> pd.DataFrame:
     """Hoeffding's tail 2 exp(-k gamma^2 / 4) against the measured fraction of pairs of
     ``n_vectors`` sign vectors whose inner product reaches gamma."""
+    validate.integer("tail_table", "n_vectors", n_vectors, minimum=2, maximum=100_000)
+    if isinstance(cases, (str, bytes)) or not hasattr(cases, "__len__") or not len(cases):
+        validate.fail("tail_table", "cases", "a non-empty list of (k, gamma) pairs", cases)
+    for i, case in enumerate(cases):
+        if len(case) != 2:
+            validate.fail("tail_table", f"cases[{i}]", "a (k, gamma) pair", case)
+        validate.integer("tail_table", f"cases[{i}] (k)", case[0], minimum=1)
+        validate.real("tail_table", f"cases[{i}] (gamma)", case[1], above=0.0, maximum=1.0)
     rows = []
     for k, gamma in cases:
         T = near_orthogonal.sign_vectors(n_vectors, k, seed=7)
@@ -51,6 +76,10 @@ def jl_map_table(ks=(64, 256, 1024, 4096), n_points: int = 200, dim: int = 512, 
     """Lemma 3: the worst change of an inner product among ``n_points`` random unit vectors of
     R^dim under random maps x -> Ax/sqrt(k), A in {-1, 1}^(k x dim), against
     eps(k) = sqrt(8 ln(2|Q|) / k)."""
+    _counts("jl_map_table", "ks", ks)
+    validate.integer("jl_map_table", "n_points", n_points, minimum=1, maximum=100_000)
+    validate.integer("jl_map_table", "dim", dim, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("jl_map_table", "seed", seed)
     rng = np.random.default_rng(seed)
     points = rng.standard_normal((n_points, dim))
     points /= np.linalg.norm(points, axis=1, keepdims=True)
@@ -68,6 +97,8 @@ def theorem_1_table(sizes, n_random: int) -> pd.DataFrame:
     """Theorem 1's model (|Σ| = 64) at each (N, k) of ``sizes``: accuracy on the worst-case inputs
     (every queried position, every 8th beyond N = 1024) in float64, float32 and float16, on
     ``n_random`` random inputs, and the least attention weight on the target."""
+    _pairs("theorem_1_table", "sizes", sizes)
+    validate.integer("theorem_1_table", "n_random", n_random, minimum=1, maximum=validate.MAX_COUNT)
     rows = []
     for N, k in sizes:
         task = VariableLengthIndexLookup(n_symbols=64, length=N, min_length=10)
@@ -87,6 +118,8 @@ def theorem_1_table(sizes, n_random: int) -> pd.DataFrame:
 def theorem_6_table(sizes, n_sample: int) -> pd.DataFrame:
     """Theorem 6's INEQ model at each (N, k): errors on every string (N <= 16) or on ``n_sample``
     samples (a third equal, a third one flip apart), on the one-flip pairs, and in float32."""
+    _pairs("theorem_6_table", "sizes", sizes)
+    validate.integer("theorem_6_table", "n_sample", n_sample, minimum=1, maximum=validate.MAX_COUNT)
     rows = []
     for N, k in sizes:
         task = PairFunction(half_length=N // 2, function="ineq")
@@ -104,6 +137,7 @@ def theorem_6_table(sizes, n_sample: int) -> pd.DataFrame:
 def theorem_13_table(sizes) -> pd.DataFrame:
     """Theorem 13's model for NOT-DISJ (g = AND) and INEQ (g = XOR) on the pairs {i, i + N/2}: all
     strings (N <= 16) or 300 samples, and DISJ's binding inputs (0 or 1 common positions)."""
+    _pairs("theorem_13_table", "sizes", sizes)
     rows = []
     for N, k in sizes:
         for function, g in (("disj", constructions.AND), ("ineq", constructions.XOR)):
@@ -120,6 +154,8 @@ def theorem_13_table(sizes) -> pd.DataFrame:
 
 def nn_errors(model, batch) -> tuple[int, int]:
     """Errors and scored positions of a nearest-neighbour model on a batch."""
+    from ...tasks import Batch
+    validate.instance("nn_errors", "batch", batch, Batch)
     scored = batch.y != -100
     wrong = predict(model, batch.x).argmax(-1)[scored] != batch.y[scored]
     return int(wrong.sum()), int(scored.sum())
@@ -131,6 +167,7 @@ MQAR = dict(n_points=32, dim=8, mqar=True)  # Theorem 7's MQAR instance (margin 
 def theorem_7_exact_table(n_seq: int) -> pd.DataFrame:
     """Theorem 7 with orthogonal (Hadamard) addresses: errors on MQAR and on unit vectors with
     margin >= 0.01, ``n_seq`` sequences each."""
+    validate.integer("theorem_7_exact_table", "n_seq", n_seq, minimum=1, maximum=validate.MAX_COUNT)
     rows = []
     for name, task, gamma in (("MQAR, hypercube keys (margin 2/d = 0.25)", NearestNeighbour(**MQAR), 0.25),
                               ("unit vectors, margin >= 0.01",
@@ -143,6 +180,8 @@ def theorem_7_exact_table(n_seq: int) -> pd.DataFrame:
 def theorem_7_sign_address_table(ks, n_seq: int) -> pd.DataFrame:
     """Theorem 7 with random sign addresses of width k: the error rate on ``n_seq`` MQAR sequences
     for the paper's c1 = 10 and for c1 = 3."""
+    _counts("theorem_7_sign_address_table", "ks", ks)
+    validate.integer("theorem_7_sign_address_table", "n_seq", n_seq, minimum=1, maximum=validate.MAX_COUNT)
     mqar = NearestNeighbour(**MQAR)
     batch = mqar.sample(n_seq, seed=1)
     rows = []
@@ -161,6 +200,8 @@ def dyck_rnn_study(max_length: int, n_long: int) -> dict:
     """The 32-unit ReLU RNN against the exact recognizer on every string of length 1 to
     ``max_length`` and on ``n_long`` generated strings of length 400 (float64 and float32); the
     automaton's live states; the member counts 2^(N-1) for every even N <= 400."""
+    validate.integer("dyck_rnn_study", "max_length", max_length, minimum=1, maximum=12)  # 4^12 strings at most
+    validate.integer("dyck_rnn_study", "n_long", n_long, minimum=1, maximum=validate.MAX_COUNT)
     rnn = dyck_rnn()
     checked = errors = 0
     for length in range(1, max_length + 1):
@@ -179,6 +220,9 @@ def dyck_split_protocol(n_strings: int, length: int = 40, cut: int = 17) -> dict
     """Theorem 2's protocol run by the Dyck RNN: Alice runs the first ``cut`` symbols and sends the
     state; Bob starts from it on the rest. How often Bob's answer equals the RNN's on the whole
     string, and how many distinct states were sent."""
+    validate.integer("dyck_split_protocol", "n_strings", n_strings, minimum=1, maximum=validate.MAX_COUNT)
+    length = validate.integer("dyck_split_protocol", "length", length, minimum=2, maximum=validate.MAX_COUNT)
+    validate.integer("dyck_split_protocol", "cut", cut, minimum=1, maximum=length - 1)
     rnn = dyck_rnn()
     batch = BoundedDyck(length=length).sample(n_strings, seed=3)
     agree, sent = 0, set()
@@ -199,6 +243,9 @@ def theorem_4_study(n: int = 64, d: int = 16, m: int = 8, heads: int = 2, p: int
     """Theorem 4's protocol on a random ``heads``-head layer in fixed point (2^-24), for
     ``trials`` random partitions: the largest difference from the layer computed in one place,
     the bits exchanged, the formula's count and the size of the input in bits."""
+    validate.integer("theorem_4_study", "n", n, minimum=3, maximum=validate.MAX_COUNT)  # Alice holds 1 to n-2 others
+    for name, value in (("d", d), ("m", m), ("heads", heads), ("p", p), ("trials", trials)):
+        validate.integer("theorem_4_study", name, value, minimum=1, maximum=validate.MAX_COUNT)
     layer_heads = lower_bounds.attention_heads(lower_bounds.random_attention(d=d, m=m, heads=heads, seed=0))
     rng = np.random.default_rng(0)
     X = lower_bounds.fixed_point(rng.standard_normal((n, d)), 24)
@@ -217,6 +264,7 @@ def theorem_4_study(n: int = 64, d: int = 16, m: int = 8, heads: int = 2, p: int
 def dyck_rank_table(ns) -> pd.DataFrame:
     """Lemma 1: Dyck-(2,2)'s communication matrix under the odd/even and the prefix/suffix splits:
     rank, members, the most 1s in a row, against 2^(N-1)."""
+    _counts("dyck_rank_table", "ns", ns, minimum=2)
     rows = []
     for n in ns:
         for split in ("odd_even", "prefix_suffix"):
@@ -228,6 +276,9 @@ def dyck_rank_table(ns) -> pd.DataFrame:
 
 def residual_table(ns) -> pd.DataFrame:
     """Theorem 11: the Myhill-Nerode classes of INEQ after N/2 bits, against 2^(N/2)."""
+    for i, n in enumerate(_counts("residual_table", "ns", ns, minimum=2)):
+        if n % 2:
+            validate.fail("residual_table", f"ns[{i}]", "even (two halves)", n)
     return pd.DataFrame([{"N": n, "residual classes after N/2 bits":
                           lower_bounds.residual_classes(lower_bounds.inequality, n, n // 2), "2^(N/2)": 2 ** (n // 2)}
                          for n in ns])
@@ -235,6 +286,9 @@ def residual_table(ns) -> pd.DataFrame:
 
 def equality_rank_table(ns=(4, 6, 8, 10)) -> pd.DataFrame:
     """Facts 1-2: the ranks of EQ's and DISJ's communication matrices over the two halves."""
+    for i, n in enumerate(_counts("equality_rank_table", "ns", ns, minimum=2)):
+        if n % 2 or n > 24:
+            validate.fail("equality_rank_table", f"ns[{i}]", "even and at most 24 (2^(N/2) x 2^(N/2) matrices)", n)
     rows = []
     for n in ns:
         half = list(itertools.product((0, 1), repeat=n // 2))
@@ -248,6 +302,11 @@ def equality_rank_table(ns=(4, 6, 8, 10)) -> pd.DataFrame:
 def partition_table(trials: int, n: int = 12, k: int = 48) -> pd.DataFrame:
     """Lemma 5: Theorem 6's model with the pairing of ``trials`` random balanced partitions,
     computing [x_A != x_B] on every input of length ``n``."""
+    validate.integer("partition_table", "trials", trials, minimum=1, maximum=validate.MAX_COUNT)
+    n = validate.integer("partition_table", "n", n, minimum=2, maximum=20)  # every one of the 2^n inputs
+    if n % 2:
+        validate.fail("partition_table", "n", "even (two halves)", n)
+    validate.integer("partition_table", "k", k, minimum=1, maximum=validate.MAX_COUNT)
     task = PairFunction(half_length=n // 2, function="ineq")
     everything = task.enumerate()
     rows = []
@@ -264,6 +323,8 @@ def partition_table(trials: int, n: int = 12, k: int = 48) -> pd.DataFrame:
 def linear_state_table(n: int = 32, widths=(4, 8, 16, 24, 31, 32, 48)) -> pd.DataFrame:
     """Theorem 3 for linear recurrences: the best affine read-out's error per bit from a state of
     width m, against (N - rank M) / (4N)."""
+    validate.integer("linear_state_table", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    _counts("linear_state_table", "widths", widths)
     table = pd.DataFrame([{"state width m": m, **dict(zip(("MSE per bit", "rank M"), lower_bounds.linear_state_mse(n, m)))}
                           for m in widths])
     table["(N - rank)/(4N)"] = (n - table["rank M"]) / (4 * n)
@@ -273,6 +334,8 @@ def linear_state_table(n: int = 32, widths=(4, 8, 16, 24, 31, 32, 48)) -> pd.Dat
 
 def fano_table(ns=(64, 256, 1024, 4096), bits=(32, 128, 512)) -> pd.DataFrame:
     """The information bound on index lookup's accuracy from a b-bit message."""
+    _counts("fano_table", "ns", ns)
+    _counts("fano_table", "bits", bits, minimum=0)
     return pd.DataFrame([{"N": n, **{f"{b}-bit state": round(lower_bounds.index_accuracy_bound(b, n), 3) for b in bits}}
                          for n in ns])
 
@@ -280,6 +343,7 @@ def fano_table(ns=(64, 256, 1024, 4096), bits=(32, 128, 512)) -> pd.DataFrame:
 def reduction_table(n_random: int) -> pd.DataFrame:
     """Theorem 8 and Proposition 9 run with Theorem 7's transformer as the solver: every Alice input
     (and every Bob input, for DISJ) at n = 4 keys, ``n_random`` random ones at n = 16."""
+    validate.integer("reduction_table", "n_random", n_random, minimum=1, maximum=validate.MAX_COUNT)
     rows = []
     for n_keys, dim, exhaustive in ((4, 3, True), (16, 5, False)):
         recall = NearestNeighbour(n_points=2 * n_keys, dim=dim, mqar=True)
@@ -301,6 +365,7 @@ def reduction_table(n_random: int) -> pd.DataFrame:
 def protocol_tables(protocol) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The stored ``lstm_protocol`` result's two tables: Alice's full state at each precision, and
     the messages shorter than N bits."""
+    validate.instance("protocol_tables", "protocol", protocol, Result)
     point = protocol.points[0]["result"]
     return pd.DataFrame(point["rows"]), pd.DataFrame(point["short"])
 
@@ -309,6 +374,7 @@ def protocol_tables(protocol) -> tuple[pd.DataFrame, pd.DataFrame]:
 def best_table(result) -> pd.DataFrame:
     """Final accuracy at length N at each architecture's best learning rate (mean over seeds),
     with every rate's accuracy beside it."""
+    validate.instance("best_table", "result", result, Result)
     rows = []
     for p in result.points:
         best = summary(p["result"])
@@ -320,6 +386,7 @@ def best_table(result) -> pd.DataFrame:
 
 def equality_table(eq) -> pd.DataFrame:
     """Figure 4's runs: each variant, model and length at its best learning rate."""
+    validate.instance("equality_table", "eq", eq, Result)
     rows = []
     for p in eq.points:
         s = summary(p["result"])

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import claims
+from ... import claims, validate
 from . import setup
 from .analysis import best_table, equality_table, protocol_tables
 
@@ -28,6 +28,16 @@ def _join(values, fmt: str = "{}") -> str:
 
 
 # ----------------------------------------------------------------------------- Lemmas 2, 3, Corollary 8.1
+def _lemma_2_tables(owner: str, kmins, tails) -> None:
+    """Both tables are DataFrames, and ``kmins`` has at least 2 distinct N (the growth test and
+    the fitted line need two points)."""
+    validate.instance(owner, "kmins", kmins, pd.DataFrame)
+    validate.instance(owner, "tails", tails, pd.DataFrame)
+    if kmins["N"].nunique() < 2 or len(kmins) < 2:
+        validate.fail(owner, "kmins", "a k_min table with at least 2 distinct N (a line has two parameters)",
+                      f"N = {list(kmins['N'])}")
+
+
 def _lemma_2_holds(kmins, tails) -> bool:
     """Measured tails under Hoeffding's bound, k_min under the lemma's width, and the last fourfold
     step of N adding less than all the steps before it (growth in log N)."""
@@ -43,6 +53,7 @@ def lemma_2(kmins, tails):
     lemma's width (8/gamma^2) ln 2N, and k_min grows in log N (the last fourfold step of N adds
     less than everything before it). ``kmins``: :func:`.analysis.k_min_table`; ``tails``:
     :func:`.analysis.tail_table`."""
+    _lemma_2_tables("lemma_2", kmins, tails)
     slope = np.polyfit(np.log(kmins["N"]), kmins["k_min (thr 1/4)"], 1)[0]
     return _check("Lemma 2", "sep-lemma2",
                   "N sign vectors in k = O(log N / γ²) dimensions are γ-orthogonal; Hoeffding tail 2exp(-kγ²/4)",
@@ -54,6 +65,7 @@ def lemma_2(kmins, tails):
 def corollary_8_1(kmins, tails):
     """Corollary 8.1 (App. C.2): N vectors of +-1/sqrt(k) entries with off-diagonals <= 1/4 exist at
     k = O(log N); the same evidence and test as :func:`lemma_2`."""
+    _lemma_2_tables("corollary_8_1", kmins, tails)
     return _check("Corollary 8.1", "sep-lemma2",
                   "N vectors in O(log N) dimensions with entries ±1/sqrt(k), off-diagonals <= 1/4 (diagonal 1)",
                   "k = O(log N)", f"found at k = {_join(kmins['k_min (thr 1/4)'])} for N = {_join(kmins['N'])} "

@@ -28,6 +28,7 @@ from .near_orthogonal import nearly_orthogonal, temperature
 
 def binary_codes(n_symbols: int) -> np.ndarray:
     """``rho``: row ``s`` is the ``ceil(log2 n)``-bit binary code of symbol ``s`` (low bit first)."""
+    n_symbols = validate.integer("binary_codes", "n_symbols", n_symbols, minimum=1, maximum=validate.MAX_COUNT)
     b = max(1, math.ceil(math.log2(n_symbols)))
     return ((np.arange(n_symbols)[:, None] >> np.arange(b)[None, :]) & 1).astype(np.float64)
 
@@ -35,6 +36,8 @@ def binary_codes(n_symbols: int) -> np.ndarray:
 def index_lookup_config(task: VariableLengthIndexLookup, k: int) -> AttentionConfig:
     """Theorem 1's model for a task: one causal softmax layer, width ``b + 2k``, a ReLU MLP of
     ``3b`` units, learned token and position tables, read-out with a bias at the last token."""
+    validate.instance("index_lookup_config", "task", task, VariableLengthIndexLookup)
+    k = validate.integer("index_lookup_config", "k", k, minimum=1, maximum=validate.MAX_COUNT)
     b = binary_codes(task.n_symbols).shape[1]
     return AttentionConfig(d_model=b + 2 * k, n_out=task.n_symbols, n_layers=1, n_heads=1, d_head=k, d_value=b,
                            attention="softmax", qk="factored", attn_scale=1.0, combine="project", residual=True,
@@ -49,7 +52,10 @@ def index_lookup(task: VariableLengthIndexLookup, k: int, threshold: float = 0.5
     inner products are <= ``threshold`` (drawn from ``seed``); eta puts >= 3/4 on the target
     among the ``N + 1`` keys."""
     validate.instance("index_lookup", "task", task, VariableLengthIndexLookup)
-    k = validate.integer("index_lookup", "k", k, minimum=1)
+    k = validate.integer("index_lookup", "k", k, minimum=1, maximum=validate.MAX_COUNT)
+    validate.real("index_lookup", "threshold", threshold, above=0.0, below=1.0)
+    validate.seed("index_lookup", "seed", seed)
+    validate.dtype("index_lookup", "dtype", dtype)
     N, S = task.length, task.n_symbols
     rho = binary_codes(S)
     b = rho.shape[1]
@@ -98,6 +104,10 @@ def index_lookup_worst_cases(task: VariableLengthIndexLookup, positions=None) ->
     target is the opposite of every other symbol's (symbol 0 at p among copies of the all-ones
     symbol and vice versa, at full length): the attention leak then pulls every bit of the
     average towards the wrong side."""
+    validate.instance("index_lookup_worst_cases", "task", task, VariableLengthIndexLookup)
+    if positions is not None:
+        validate.integers("index_lookup_worst_cases", "positions",
+                          positions.tolist() if isinstance(positions, torch.Tensor) else positions)
     N, S = task.length, task.n_symbols
     queries = torch.arange(N) if positions is None else torch.as_tensor(positions, dtype=torch.long) - 1
     if queries.numel() == 0 or int(queries.min()) < 0 or int(queries.max()) >= N:
@@ -123,6 +133,8 @@ EQ_SLOTS = ("bit", "copied", "address", "partner", "one", "xor", "mean", "answer
 def inequality_config(task: PairFunction, k: int) -> AttentionConfig:
     """Theorem 6's model: two causal softmax layers of one head, width ``2k + 6``, ReLU MLPs of 4
     and 2 units, learned token and position tables, read-out with a bias at the last token."""
+    validate.instance("inequality_config", "task", task, PairFunction)
+    k = validate.integer("inequality_config", "k", k, minimum=1, maximum=validate.MAX_COUNT)
     return AttentionConfig(d_model=2 * k + 6, n_out=2, n_layers=2, n_heads=1, d_head=k + 1, d_value=1,
                            attention="softmax", qk="factored", attn_scale=1.0, combine="project", residual=True,
                            d_mlp=4, mlp_activation="relu", input="tokens", vocab_size=2, embedding="learned",
@@ -150,7 +162,12 @@ def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0
     validate.instance("inequality", "task", task, PairFunction)
     if task.function != "ineq":
         raise ValueError(f"inequality: the task must compute 'ineq', got {task.function!r}")
-    k = validate.integer("inequality", "k", k, minimum=1)
+    k = validate.integer("inequality", "k", k, minimum=1, maximum=validate.MAX_COUNT)
+    validate.real("inequality", "threshold", threshold, above=0.0, below=1.0)
+    validate.seed("inequality", "seed", seed)
+    validate.dtype("inequality", "dtype", dtype)
+    if alice is not None:
+        validate.integers("inequality", "alice", alice)
     N, h = task.seq_len, task.half_length
     T = nearly_orthogonal(N, k, threshold, seed)
     eta = temperature(N, threshold)  # the partner wins by eta (1 - threshold) = ln 3N: weight >= 3/4
@@ -205,6 +222,9 @@ def weight_on_target(model: AttentionModel, task: VariableLengthIndexLookup, bat
     """The attention weight that Theorem 1's model puts on the queried position ``p``, read from
     the model's own layer for the last token only (the full pattern of long inputs would not fit
     in memory)."""
+    validate.instance("weight_on_target", "model", model, AttentionModel)
+    validate.instance("weight_on_target", "task", task, VariableLengthIndexLookup)
+    validate.instance("weight_on_target", "batch", batch, Batch)
     h = model.embed(batch.x.to(model.W_U.device))
     allowed = model.allowed(h.shape[1], h.device)[-1:]
     weights = model.layers[0].attn.pattern(h, allowed, queries=h[:, -1:])[:, 0, 0]  # (B, n)
@@ -215,6 +235,7 @@ def weight_on_target(model: AttentionModel, task: VariableLengthIndexLookup, bat
 def bos_inputs(batch: Batch) -> Batch:
     """A :class:`lib.tasks.PairFunction` batch with the beginning-of-sequence token (id 2) first,
     as Theorem 13's construction reads it."""
+    validate.instance("bos_inputs", "batch", batch, Batch)
     return Batch(torch.cat([torch.full((len(batch), 1), 2, dtype=batch.x.dtype), batch.x], dim=1), batch.y)
 
 
@@ -234,7 +255,15 @@ def sparse_threshold(n_bits: int, index_sets, g, b: int, k: int, threshold: floa
     I_i = {i, i + N/2}; INEQ is g = XOR on the same sets.
     """
     n_bits = validate.integer("sparse_threshold", "n_bits", n_bits, minimum=1)
-    k = validate.integer("sparse_threshold", "k", k, minimum=1)
+    k = validate.integer("sparse_threshold", "k", k, minimum=1, maximum=validate.MAX_COUNT)
+    validate.real("sparse_threshold", "b", b)
+    validate.real("sparse_threshold", "threshold", threshold, above=0.0, below=1.0)
+    validate.seed("sparse_threshold", "seed", seed)
+    validate.dtype("sparse_threshold", "dtype", dtype)
+    validate.array("sparse_threshold", "g", g)
+    if isinstance(index_sets, (str, bytes)) or not hasattr(index_sets, "__iter__"):
+        validate.fail("sparse_threshold", "index_sets", "a list of position tuples", index_sets,
+                      validate.ArgumentTypeError)
     g = np.asarray(g, dtype=np.float64)
     if g.shape != (2, 2) or g[0, 0] != 0:
         raise ValueError("sparse_threshold: g must be a 2x2 table with g[0][0] = 0 (complement f otherwise)")
@@ -285,6 +314,7 @@ def sparse_threshold(n_bits: int, index_sets, g, b: int, k: int, threshold: floa
 
 def pair_sets(half_length: int) -> list[tuple[int, int]]:
     """The index sets ``I_i = {i, i + N/2}`` of NOT-DISJ and INEQ as thresholds of 2-sparse features."""
+    half_length = validate.integer("pair_sets", "half_length", half_length, minimum=1, maximum=validate.MAX_COUNT)
     return [(i, i + half_length) for i in range(1, half_length + 1)]
 
 
@@ -295,6 +325,10 @@ XOR = ((0, 1), (1, 0))
 def hadamard_addresses(n: int) -> np.ndarray:
     """``n`` exactly orthogonal sign vectors: rows of the Sylvester-Hadamard matrix of the
     smallest power-of-2 size >= n, scaled to unit norm."""
+    n = validate.integer("hadamard_addresses", "n", n, minimum=1)
+    size = 1 << (n - 1).bit_length()
+    validate.memory("hadamard_addresses", f"the Hadamard matrix ({size} x {size} = {size * size:.1e} numbers, "
+                    "about three copies)", 24.0 * size * size)
     H = np.ones((1, 1))
     while H.shape[0] < n:
         H = np.block([[H, H], [H, -H]])
@@ -304,6 +338,12 @@ def hadamard_addresses(n: int) -> np.ndarray:
 def near_disjoint_pairs(half_length: int, n: int, seed: int = 0) -> Batch:
     """Binding inputs for DISJ: disjoint halves, and the same halves with exactly one common
     position added (alternately), so every 1 rests on a single feature."""
+    half_length = validate.integer("near_disjoint_pairs", "half_length", half_length, minimum=1,
+                                   maximum=validate.MAX_COUNT)
+    n = validate.integer("near_disjoint_pairs", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("near_disjoint_pairs", "seed", seed)
+    validate.memory("near_disjoint_pairs", f"the pairs (n x 2 half_length = {2 * n * half_length:.1e} numbers, "
+                    "several copies)", 8.0 * 8 * n * half_length)
     generator = torch.Generator().manual_seed(seed)
     a = (torch.rand(n, half_length, generator=generator) < 0.3).long()
     b = (torch.rand(n, half_length, generator=generator) < 0.5).long() * (1 - a)
@@ -340,6 +380,13 @@ def nearest_neighbour(task: NearestNeighbour, gamma: float, addresses: np.ndarra
     """
     validate.instance("nearest_neighbour", "task", task, NearestNeighbour)
     gamma = validate.real("nearest_neighbour", "gamma", gamma, above=0.0)
+    validate.real("nearest_neighbour", "c1", c1)
+    if k is not None:
+        validate.integer("nearest_neighbour", "k", k, minimum=1)
+    validate.seed("nearest_neighbour", "seed", seed)
+    validate.dtype("nearest_neighbour", "dtype", dtype)
+    if addresses is not None:
+        validate.array("nearest_neighbour", "addresses", addresses, ndim=2)
     L, dim = task.seq_len, task.dim
     T = hadamard_addresses(L) if addresses is None else np.asarray(addresses, dtype=np.float64)
     if T.shape[0] != L:

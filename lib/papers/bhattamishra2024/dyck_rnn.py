@@ -28,6 +28,8 @@ def dyck_rnn(n_types: int = 2, depth: int = 2, max_len: int = 4096, dtype: torch
     """The exact ReLU RNN for Dyck-(n_types, depth), reading strings of up to ``max_len`` tokens."""
     n_types = validate.integer("dyck_rnn", "n_types", n_types, minimum=1, maximum=8)
     depth = validate.integer("dyck_rnn", "depth", depth, minimum=1, maximum=8)
+    validate.integer("dyck_rnn", "max_len", max_len, minimum=1, maximum=validate.MAX_COUNT)
+    validate.dtype("dyck_rnn", "dtype", dtype)
     live, delta = dfa(n_types, depth)
     states = live + [None]  # None: the dead state
     V = 2 * n_types

@@ -39,6 +39,9 @@ from ...tasks.dyck import is_member
 def uniform_quantize(t: torch.Tensor, bits: int, bound: float) -> torch.Tensor:
     """``t`` clipped to [-bound, bound] and rounded to the nearest of ``2^bits`` evenly spaced levels:
     a state of m numbers sent this way costs ``m * bits`` bits."""
+    validate.instance("uniform_quantize", "t", t, torch.Tensor)
+    bits = validate.integer("uniform_quantize", "bits", bits, minimum=1, maximum=52)
+    validate.real("uniform_quantize", "bound", bound, above=0.0)
     levels = 2**bits - 1
     return torch.round((t.clamp(-bound, bound) + bound) / (2 * bound) * levels) / levels * 2 * bound - bound
 
@@ -46,12 +49,15 @@ def uniform_quantize(t: torch.Tensor, bits: int, bound: float) -> torch.Tensor:
 def fixed_point(x, frac_bits: int = 12) -> np.ndarray:
     """``x`` rounded *down* to the grid of step ``2^-frac_bits`` (App. B.2)."""
     frac_bits = validate.integer("fixed_point", "frac_bits", frac_bits, minimum=1, maximum=40)
+    validate.array("fixed_point", "x", x)
     return np.floor(np.asarray(x, dtype=np.float64) * 2.0**frac_bits) / 2.0**frac_bits
 
 
 def attention_heads(model) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """The query, key and value matrices (``d x m``) of every head of a one-layer attention model
     (``qk="factored"``), with the model's score scale folded into the queries."""
+    from ...models import AttentionModel
+    validate.instance("attention_heads", "model", model, AttentionModel)
     if model.config.n_layers != 1 or model.config.qk != "factored":
         raise ValueError("attention_heads: needs a one-layer model with factored query/key weights")
     attn = model.layers[0].attn
@@ -59,10 +65,31 @@ def attention_heads(model) -> tuple[list[np.ndarray], list[np.ndarray], list[np.
     return list(W_Q), list(attn.W_K.detach().double().numpy()), list(attn.W_V.detach().double().numpy())
 
 
+def _inputs(owner: str, X, heads) -> None:
+    """``X``: a finite (N x d) array with N >= 1; ``heads``: three equally long lists of finite
+    matrices, (d x m) queries and keys and (d x m_v) values (as :func:`attention_heads` gives)."""
+    X = validate.array(owner, "X", X, ndim=2)
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        validate.fail(owner, "X", "an (N x d) array with N, d >= 1", f"shape {X.shape}")
+    if isinstance(heads, (str, bytes)) or not isinstance(heads, (list, tuple)) or len(heads) != 3:
+        validate.fail(owner, "heads", "the (queries, keys, values) lists of attention_heads", heads,
+                      validate.ArgumentTypeError)
+    if not len(heads[0]) or not len(heads[0]) == len(heads[1]) == len(heads[2]):
+        validate.fail(owner, "heads", "three equally long, non-empty lists (one matrix per head in each)",
+                      f"lengths {[len(h) for h in heads]}")
+    for name, mats in zip(("queries", "keys", "values"), heads):
+        for i, W in enumerate(mats):
+            W = validate.array(owner, f"heads ({name}[{i}])", W, ndim=2)
+            if W.shape[0] != X.shape[1]:
+                validate.fail(owner, f"heads ({name}[{i}])", f"a matrix with d = {X.shape[1]} rows", f"shape {W.shape}")
+
+
 def one_layer_direct(X: np.ndarray, heads, frac_bits: int = 24) -> np.ndarray:
     """Every head's output at the last position, computed on one machine in fixed point:
     logits, max-subtracted exponentials, normalised weights and the weighted values, each
     rounded (App. D's softmax)."""
+    _inputs("one_layer_direct", X, heads)
+    frac_bits = validate.integer("one_layer_direct", "frac_bits", frac_bits, minimum=1, maximum=40)
     q = lambda v: fixed_point(v, frac_bits)  # noqa: E731
     out = []
     for W_Q, W_K, W_V in zip(*heads):
@@ -78,6 +105,13 @@ def one_layer_protocol(X: np.ndarray, heads, alice, frac_bits: int = 24) -> tupl
     query), Bob the rest. Returns every head's output at the last position as Bob computes it,
     and the bits exchanged (each number ``frac_bits`` + 24 integer bits = p bits; a sum of N
     exponentials needs log N more)."""
+    _inputs("one_layer_protocol", X, heads)
+    frac_bits = validate.integer("one_layer_protocol", "frac_bits", frac_bits, minimum=1, maximum=40)
+    if isinstance(alice, (set, frozenset)):
+        alice = sorted(alice)
+    validate.integers("one_layer_protocol", "alice", alice, minimum=0)
+    if max(int(i) for i in alice) >= len(X):
+        validate.fail("one_layer_protocol", "alice", f"positions in [0, {len(X)})", alice)
     q = lambda v: fixed_point(v, frac_bits)  # noqa: E731
     N, d = X.shape
     alice = sorted(set(int(i) for i in alice))
@@ -105,6 +139,8 @@ def one_layer_protocol(X: np.ndarray, heads, alice, frac_bits: int = 24) -> tupl
 def protocol_bits(d: int, m: int, heads: int, n: int, p: int) -> int:
     """The bits :func:`one_layer_protocol` sends: ``d p + H (2p + 2(p + ceil(log2 N)) + 4 m p)``,
     within Theorem 4's ``O(m H (p + log N))`` (plus the query)."""
+    for name, value in (("d", d), ("m", m), ("heads", heads), ("n", n), ("p", p)):
+        validate.integer("protocol_bits", name, value, minimum=1)
     return d * p + heads * (2 * p + 2 * (p + math.ceil(math.log2(n))) + 4 * m * p)
 
 
@@ -115,6 +151,7 @@ def dyck_communication_matrix(length: int, split: str = "odd_even", depth: int =
     even ones (``split="odd_even"``), or Alice the first half (``"prefix_suffix"``)."""
     length = validate.integer("dyck_communication_matrix", "length", length, minimum=2, maximum=10)
     validate.choice("dyck_communication_matrix", "split", split, ("odd_even", "prefix_suffix"))
+    validate.integer("dyck_communication_matrix", "depth", depth, minimum=1)
     if length % 2:
         raise ValueError(f"dyck_communication_matrix: length must be even, got {length}")
     half = list(itertools.product(range(4), repeat=length // 2))
@@ -131,6 +168,8 @@ def residual_classes(f, n: int, t: int) -> int:
     """The number of distinct residual functions ``s -> f(prefix + s)`` over binary prefixes of
     length ``t`` (suffixes of length ``n - t``): a lower bound on the states of any automaton
     computing ``f`` on ``{0,1}^n`` (Myhill-Nerode)."""
+    if not callable(f):
+        validate.fail("residual_classes", "f", "a function of a tuple of bits", f, validate.ArgumentTypeError)
     n = validate.integer("residual_classes", "n", n, minimum=1, maximum=20)
     t = validate.integer("residual_classes", "t", t, minimum=0, maximum=n)
     suffixes = list(itertools.product((0, 1), repeat=n - t))
@@ -139,6 +178,10 @@ def residual_classes(f, n: int, t: int) -> int:
 
 def inequality(x) -> int:
     """INEQ of a tuple of bits: 1 iff its two halves differ."""
+    if not isinstance(x, (tuple, list, np.ndarray, torch.Tensor)):
+        validate.fail("inequality", "x", "a tuple of bits", x, validate.ArgumentTypeError)
+    if len(x) % 2:
+        validate.fail("inequality", "x", "a tuple of bits of even length (two halves)", x)
     h = len(x) // 2
     return int(tuple(x[:h]) != tuple(x[h:]))
 
@@ -150,6 +193,11 @@ def linear_state_mse(n: int, m: int, seed: int = 0) -> tuple[float, int]:
     the best affine read-out of ``x`` from ``h_N`` leaves the error ``(I - P)/4``, P the projection
     onto M's row space: mean squared error ``(N - rank M) / (4N)`` per bit. Returns it and the
     rank (exact, from the singular values)."""
+    n = validate.integer("linear_state_mse", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    m = validate.integer("linear_state_mse", "m", m, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("linear_state_mse", "seed", seed)
+    validate.memory("linear_state_mse", f"the matrices (about 4 n^2 + m n + m^2 = {4 * n * n + m * n + m * m:.1e} "
+                    "numbers)", 8.0 * (4 * n * n + m * n + m * m))
     rng = np.random.default_rng(seed)
     A = rng.standard_normal((m, m)) / math.sqrt(m)
     A /= max(1.0, float(np.abs(np.linalg.eigvals(A)).max()) * 1.01)  # a stable recurrence
@@ -167,6 +215,8 @@ def linear_state_mse(n: int, m: int, seed: int = 0) -> tuple[float, int]:
 
 # ----------------------------------------------------------------------------- information
 def binary_entropy(p: float) -> float:
+    """``h(p) = -p log2 p - (1 - p) log2 (1 - p)`` for a probability ``p`` in [0, 1] (0 at both ends)."""
+    validate.real("binary_entropy", "p", p, minimum=0.0, maximum=1.0)
     return 0.0 if p <= 0.0 or p >= 1.0 else -p * math.log2(p) - (1 - p) * math.log2(1 - p)
 
 
@@ -174,6 +224,8 @@ def index_accuracy_bound(bits: float, n: int) -> float:
     """The best average accuracy at reading bit ``x_p`` (p uniform) of a uniform ``x in {0,1}^N``
     from a ``bits``-bit message: ``1 - h^-1(1 - bits/N)`` (Fano's inequality with the chain rule;
     1 once ``bits >= N``)."""
+    validate.real("index_accuracy_bound", "bits", bits, minimum=0.0)
+    validate.real("index_accuracy_bound", "n", n, minimum=1.0)
     if bits >= n:
         return 1.0
     target, lo, hi = 1.0 - bits / n, 0.0, 0.5
@@ -189,6 +241,9 @@ def implied_width(bound: str, n: int, p: int, heads: int = 1) -> float:
     ``"rnn_index"`` m >= N/p (Theorem 3), ``"rnn_equality"`` m >= N/(2p) (Theorem 11),
     ``"tf1_dyck"`` m >= (N - 1) / (3 H (p + log2 N)) (Theorem 5)."""
     validate.choice("implied_width", "bound", bound, ("rnn_index", "rnn_equality", "tf1_dyck"))
+    validate.real("implied_width", "n", n, minimum=1.0)
+    validate.real("implied_width", "p", p, above=0.0)
+    validate.integer("implied_width", "heads", heads, minimum=1)
     if bound == "rnn_index":
         return n / p
     if bound == "rnn_equality":
@@ -199,6 +254,9 @@ def implied_width(bound: str, n: int, p: int, heads: int = 1) -> float:
 def random_attention(d: int, m: int, heads: int, seed: int = 0):
     """A random one-layer, ``heads``-head softmax attention of the library's stack (vector
     inputs of size d, head size m), for the Theorem 4 protocol."""
+    for name, value in (("d", d), ("m", m), ("heads", heads)):
+        validate.integer("random_attention", name, value, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("random_attention", "seed", seed)
     from ...models import AttentionConfig, build_model
     config = AttentionConfig(d_model=d, n_out=1, n_heads=heads, d_head=m, d_value=m, input="vectors",
                              input_dim=d, embedding="identity", max_len=4096)
@@ -214,6 +272,13 @@ def recall_protocol(a: torch.Tensor, model, task) -> torch.Tensor:
     writing the model's own answer as the label that follows each query. Returns Bob's
     recovered bits (a recurrent model would carry Alice's half in its state: one message).
     With them Bob computes INDEX (Proposition 9: one query) or DISJ(a, b) (Theorem 8)."""
+    from ...tasks import NearestNeighbour
+    validate.instance("recall_protocol", "a", a, torch.Tensor)
+    validate.instance("recall_protocol", "task", task, NearestNeighbour)
+    if a.dim() != 1 or not len(a) or not bool(((a == 0) | (a == 1)).all()):
+        validate.fail("recall_protocol", "a", "a non-empty 1-D tensor of bits (0 or 1)", a)
+    if not callable(model):
+        validate.fail("recall_protocol", "model", "a model (callable on encoded inputs)", model, validate.ArgumentTypeError)
     n = len(a)
     if task.n_points != 2 * n or task.n_context != n or not task.mqar:
         raise ValueError("recall_protocol: the task must be MQAR with n_context = len(a) and n_points = 2 len(a)")

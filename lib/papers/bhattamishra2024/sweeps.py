@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from ... import scale as _scale
+from ... import validate
 from ...models import AttentionConfig, RecurrentConfig, SSMConfig
 from ...results import Result, Sweep
 from ...tasks import IGNORE, BoundedDyck, StringEquality, VariableLengthIndexLookup
@@ -41,8 +42,17 @@ def architecture(name: str, vocab_size: int, n_out: int, max_len: int, readout: 
     pre-LayerNorm causal transformer (4 heads, MLP 4x, learned positions), ``LSTM``, or a
     state-space / linear-attention stack (``DSS``, ``Mamba``, ``RetNet``, ``LinearTF``; pre-LN
     blocks with an MLP 2x, state size 16)."""
+    import re
+
+    validate.instance("architecture", "name", name, str)
+    if not re.fullmatch(r"[A-Za-z]+-\(\d+,\s*\d+\)", name):
+        validate.fail("architecture", "name", "a label KIND-(layers,width) such as 'TF-(2,64)'", name)
+    for arg, value in (("vocab_size", vocab_size), ("n_out", n_out), ("max_len", max_len)):
+        validate.integer("architecture", arg, value, minimum=1, maximum=validate.MAX_COUNT)
     kind, sizes = name.split("-", 1)
     layers, width = (int(v) for v in sizes.strip("()").split(","))
+    if layers < 1 or width < 1:
+        validate.fail("architecture", "name", "a label with layers >= 1 and width >= 1", name)
     if kind == "TF":
         return AttentionConfig(d_model=width, n_out=n_out, n_layers=layers, n_heads=4, d_mlp=4 * width, norm="pre",
                                causal=True, vocab_size=vocab_size, positions="learned", max_len=max_len,
@@ -89,6 +99,14 @@ def _train_point(config: dict, arch: str, task, eval_task, device=None, stop_aft
 def summary(point: dict) -> dict:
     """The mean final accuracy of each learning rate over seeds (``final_by_lr``, keyed by the
     rate as text), the best rate and its accuracy: the paper reports each model at its best rate."""
+    validate.instance("summary", "point", point, dict)
+    if "acc" not in point or "lr" not in point:
+        validate.fail("summary", "point", "a stored point with 'acc' and 'lr'", f"keys {sorted(point)}")
+    a = validate.array("summary", "point['acc'] (a NaN is a diverged run, and no best rate can be chosen among them)",
+                       point["acc"], ndim=2)
+    if a.shape[0] == 0 or a.shape[1] == 0 or a.shape[0] != len(point["lr"]):
+        validate.fail("summary", "point['lr']", f"one learning rate per run ({a.shape[0]} runs, at least one)",
+                      point["lr"])
     acc = np.asarray(point["acc"])
     final = {lr: float(np.mean([acc[i, -1] for i, l in enumerate(point["lr"]) if l == lr]))
              for lr in dict.fromkeys(point["lr"])}
@@ -265,6 +283,7 @@ def result(name: str, scale: str | None = None, *, device=None) -> Result:
 
 def best_curves(result: Result, arch: str, length: int) -> tuple[list[int], np.ndarray, float]:
     """The evaluation steps, the per-seed accuracy curves at the best learning rate, and that rate."""
+    validate.instance("best_curves", "result", result, Result)
     point = result.get(arch=arch, length=length)
     acc, best = np.asarray(point["acc"]), summary(point)["best_lr"]
     rows = [i for i, lr in enumerate(point["lr"]) if lr == best]

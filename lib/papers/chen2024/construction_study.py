@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from ... import validate
 from ...constructions.weights import last_column
 from ...models import accuracy, build_model
 from ...tasks import InContextTemplateMatching
@@ -26,6 +27,8 @@ def _pattern(model, weights, x) -> torch.Tensor:
 def lemma_1(task, n_inputs: int = 5, seed: int = 0) -> bool:
     """Lemma 1 (instructive attention): with W_QK non-zero only on the positional block, set to a
     random non-negative alpha, the attention pattern is alpha on random inputs (float64)."""
+    validate.integer("lemma_1", "n_inputs", n_inputs, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("lemma_1", "seed", seed)
     n, d = task.seq_len, len(task.vocab)
     alpha = torch.rand(n, n, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
     W = torch.zeros(1, d + n, d + n, dtype=torch.float64)
@@ -38,6 +41,8 @@ def lemma_2(task, n_inputs: int = 5, seed: int = 1) -> tuple[int, int, bool]:
     """Lemma 2 (constrained attention): a token-matching layer (identity on the token rows) with a
     large negative positional entry on randomly chosen pairs: those pairs get no attention and
     every other pair keeps its matching score. Returns (masked pairs, other pairs, holds)."""
+    validate.integer("lemma_2", "n_inputs", n_inputs, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("lemma_2", "seed", seed)
     n, d = task.seq_len, len(task.vocab)
     masked = torch.rand(n, n, generator=torch.Generator().manual_seed(seed)) < 0.3
     match = torch.zeros(1, d + n, d + n, dtype=torch.float64)
@@ -52,6 +57,10 @@ def lemma_2(task, n_inputs: int = 5, seed: int = 1) -> tuple[int, int, bool]:
 
 def largest_cosine(model, x) -> float:
     """The largest |cos| between the last columns of two different sequences (Lemma 4: below 1)."""
+    validate.instance("largest_cosine", "x", x, torch.Tensor)
+    if x.dim() != 2 or len(x) < 2:
+        validate.fail("largest_cosine", "x", "token ids of at least two sequences, shape (sequences, length)",
+                      f"shape {tuple(x.shape)}")
     codes = last_column(model, x).double()
     codes = codes / codes.norm(dim=1, keepdim=True)
     return float((codes @ codes.T - torch.eye(len(codes), dtype=torch.float64)).abs().max())
@@ -61,6 +70,10 @@ def printed_against_corrected(sizes, n_sample: int) -> list[dict]:
     """Theorem 6 with Sec. 15's matrices as printed (``printed``) and with the corrected ones, on
     ``n_sample`` examples of each size ``(d1, d2, l, k)``, in float64 (so that ties between equal
     logits, which the printed matrices produce, do not depend on rounding)."""
+    validate.integer("printed_against_corrected", "n_sample", n_sample, minimum=1, maximum=validate.MAX_COUNT)
+    for i, size in enumerate(sizes):
+        if len(validate.integers("printed_against_corrected", f"sizes[{i}]", size, minimum=1)) != 4:
+            validate.fail("printed_against_corrected", f"sizes[{i}]", "a (d1, d2, l, k) tuple", size)
     rows = []
     for size in sizes:
         task = InContextTemplateMatching(*size)

@@ -34,6 +34,11 @@ def paper_config(task, n_layers: int, n_heads, extra_rows: int = 0, attention: s
 
     ``attention="softmax"`` gives Sec. 16's variant, with scores multiplied by ``beta``.
     """
+    from ...tasks import Task
+    validate.instance("paper_config", "task", task, Task)
+    validate.integer("paper_config", "n_layers", n_layers, minimum=1, maximum=1000)
+    validate.integer("paper_config", "extra_rows", extra_rows, minimum=0, maximum=validate.MAX_COUNT)
+    validate.real("paper_config", "beta", beta, above=0.0)
     d, n = len(task.vocab), task.seq_len
     return AttentionConfig(d_model=d + n + extra_rows, n_out=task.n_classes, n_layers=n_layers, n_heads=n_heads,
                        attention=attention, qk="bilinear", attn_scale=beta, combine="mean", residual=True,

@@ -57,6 +57,11 @@ def dependence_residual(model, batch: Batch, lambdas, weights: torch.Tensor | No
     logits = model(batch.x).double()
     lam = torch.tensor(lambdas, dtype=torch.float64)
     if weights is not None:
+        validate.instance("dependence_residual", "weights", weights, torch.Tensor)
+        validate.array("dependence_residual", "weights", weights, ndim=1)
+        if len(weights) != len(batch):
+            validate.fail("dependence_residual", "weights", f"one weight per sequence ({len(batch)})",
+                          f"{len(weights)} weights")
         lam = lam * weights.double()
     return float((lam[:, None] * logits).sum(0).abs().max() / logits.abs().max().clamp_min(1e-300))
 
@@ -64,6 +69,8 @@ def dependence_residual(model, batch: Batch, lambdas, weights: torch.Tensor | No
 @torch.no_grad()
 def softmax_normalizers(model, x: torch.Tensor) -> torch.Tensor:
     """Prop. 9's ``Z_i = sum_j exp(score(last, j))`` of a one-layer, one-head softmax model."""
+    validate.instance("softmax_normalizers", "model", model, Model)
+    validate.instance("softmax_normalizers", "x", x, torch.Tensor)
     attn = model.layers[0].attn
     if model.config.n_layers != 1 or attn.n_heads != 1 or model.config.attention != "softmax":
         raise ValueError("softmax_normalizers needs a one-layer, one-head softmax model")
@@ -87,7 +94,11 @@ def strict_correct(model, batch: Batch, margin: float = 1e-6) -> torch.Tensor:
 
 def strict_accuracy(model, batch: Batch, margin: float = 1e-6) -> float:
     """Fraction of examples that are :func:`strict_correct`."""
-    return float(strict_correct(model, batch, margin).double().mean())
+    correct = strict_correct(model, batch, margin)  # checks the arguments
+    if not len(correct):
+        validate.fail("strict_accuracy", "batch", "a non-empty batch (an accuracy of no examples is undefined)",
+                      "an empty batch")
+    return float(correct.double().mean())
 
 
 def position_counts(x: torch.Tensor, n_tokens: int) -> torch.Tensor:
@@ -113,6 +124,9 @@ def template_weights(batch: Batch, first: int, second: int, n_tokens: int) -> tu
     from math import gcd
 
     validate.instance("template_weights", "batch", batch, Batch)
+    first = validate.integer("template_weights", "first", first, minimum=0)
+    second = validate.integer("template_weights", "second", second, minimum=0)
+    validate.integer("template_weights", "n_tokens", n_tokens, minimum=1)
     sizes = []
     for label in (first, second):
         x = batch.x[batch.y == label]

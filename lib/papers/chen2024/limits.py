@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ... import validate
 from ...models import build_model
+from ...tasks import Batch
 from ...train import TrainConfig, train
 from .constructions import paper_config
 from .dependence import (dependence_residual, is_dependent, softmax_normalizers, strict_accuracy, strict_correct,
@@ -19,6 +21,10 @@ def identity_residuals(qa_task, toy, lam, tm_task, tm_toy, tm_lam, heads=(1, 2, 
     """Propositions 7-10 on random one-layer models (float64, ``init_std=0.5``): the largest
     relative residual ``max|sum_i lambda_i o_i| / max|o|`` over ``seeds``, per attention and head
     count, on the reasoning and template toys; for one softmax head also Z-weighted."""
+    validate.instance("identity_residuals", "toy", toy, Batch)
+    validate.instance("identity_residuals", "tm_toy", tm_toy, Batch)
+    heads = validate.integers("identity_residuals", "heads", list(heads), minimum=1)
+    validate.integers("identity_residuals", "seeds", list(seeds), minimum=0)
     rows = []
     for h in heads:
         for attention in ("relu", "softmax"):
@@ -41,6 +47,7 @@ def template_pairs(task, heads=(1, 4, 16)) -> tuple[list[bool], float]:
     """Lemmas 5-7 on every pair of templates of ``task`` (every sequence of each): whether each
     pair's sequences are dependent (Lemma 6; Lemma 5 is checked inside ``template_weights``), and
     the largest relative weighted sum of one-layer outputs over random ReLU models (Lemma 7)."""
+    validate.integers("template_pairs", "heads", list(heads), minimum=1)
     everything = task.enumerate()
     dependent, worst = [], 0.0
     for first in range(task.n_classes):
@@ -66,6 +73,11 @@ def fit_theorem_2(qa_task, toy, fit: TrainConfig, seeds) -> tuple[dict, dict]:
     four dependent sequences and on each subset of three, ``len(seeds)`` seeds each. Returns each
     model's strict accuracies on all four (trained-on-all first), and the sequences its best
     model misses."""
+    validate.instance("fit_theorem_2", "toy", toy, Batch)
+    validate.instance("fit_theorem_2", "fit", fit, TrainConfig)
+    validate.integers("fit_theorem_2", "seeds", list(seeds), minimum=0)
+    if len(toy) != 4:
+        validate.fail("fit_theorem_2", "toy", "the four dependent sequences of reasoning_toy", f"{len(toy)} sequences")
     subsets = [[j for j in range(4) if j != i] for i in range(4)]
     fits, misses = {}, {}
     for label, (layers, heads, attention) in THEOREM_2_MODELS.items():
@@ -83,6 +95,9 @@ def fit_theorem_2(qa_task, toy, fit: TrainConfig, seeds) -> tuple[dict, dict]:
 def fit_theorem_4(tm_task, tm_toy, fit: TrainConfig, seeds) -> dict:
     """Theorem 4 in training (float64): each model of :data:`THEOREM_4_MODELS` trained on Table 1's
     nine template sequences; each seed's strict accuracy."""
+    validate.instance("fit_theorem_4", "tm_toy", tm_toy, Batch)
+    validate.instance("fit_theorem_4", "fit", fit, TrainConfig)
+    validate.integers("fit_theorem_4", "seeds", list(seeds), minimum=0)
     out = {}
     for label, (layers, heads) in THEOREM_4_MODELS.items():
         config = paper_config(tm_task, layers, heads).replace(init_std=0.3)

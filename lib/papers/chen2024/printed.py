@@ -42,6 +42,7 @@ def in_context_template_matching_as_printed(task: InContextTemplateMatching,
     """Sec. 15's three layers (1, 1 and 2l heads, d' = d + n + l + 2) as printed; see the module
     docstring for the one typo removed and the one route added."""
     validate.instance("in_context_template_matching_as_printed", "task", task, InContextTemplateMatching)
+    validate.boolean("in_context_template_matching_as_printed", "answers_to_last", answers_to_last)
     d, n, l, k = len(task.vocab), task.seq_len, task.length, task.k
     w = WeightBuilder(paper_config(task, 3, (1, 1, 2 * l), extra_rows=l + 2))
     D, E0, span = w.config.d_model, d + n, l + 2

@@ -55,13 +55,38 @@ from ... import validate
 from ...constructions.blocks import parse_within_blocks
 from ...constructions.weights import WeightBuilder, last_column, normalized_classifier
 from ...models import AttentionModel, build_model
+from ...models.attention import ATTENTION
 from ...tasks import InContextTemplateMatching, TemplateMatching
 from .constructions import paper_config, template_matching
 
 
+def _betas(owner: str, name: str, betas, increasing: bool = False) -> list[float]:
+    """A non-empty list of finite inverse temperatures > 0 (strictly increasing if asked)."""
+    if isinstance(betas, (str, bytes)) or not hasattr(betas, "__len__"):
+        validate.fail(owner, name, "a list of inverse temperatures", betas, validate.ArgumentTypeError)
+    if not len(betas):
+        validate.fail(owner, name, "a non-empty list of inverse temperatures", betas)
+    values = [validate.real(owner, f"{name}[{i}]", b, above=0.0) for i, b in enumerate(betas)]
+    if increasing and any(b >= c for b, c in zip(values, values[1:])):
+        validate.fail(owner, name, "strictly increasing (a scan in order)", betas)
+    return values
+
+
+def _accuracies(owner: str, accuracies, n: int) -> list[float]:
+    if isinstance(accuracies, (str, bytes)) or not hasattr(accuracies, "__len__"):
+        validate.fail(owner, "accuracies", "a list of accuracies", accuracies, validate.ArgumentTypeError)
+    if len(accuracies) != n:
+        validate.fail(owner, "accuracies", f"one accuracy per beta ({n})", f"{len(accuracies)} accuracies")
+    return [validate.real(owner, f"accuracies[{i}]", a, minimum=0.0, maximum=1.0) for i, a in enumerate(accuracies)]
+
+
 def exact_from(betas, accuracies):
     """The smallest inverse temperature of a scan from which every larger one is exact (accuracy
-    1), or None if the largest is not."""
+    1), or None if the largest is not (exactness is not reached on the scan). ``betas`` is
+    strictly increasing, with one accuracy in [0, 1] each; the beta returned is always one of
+    ``betas`` (an element of the list as given)."""
+    _betas("exact_from", "betas", betas, increasing=True)
+    _accuracies("exact_from", accuracies, len(betas))
     return next((b for i, b in enumerate(betas) if all(a == 1.0 for a in accuracies[i:])), None)
 
 
@@ -71,8 +96,17 @@ def upper_line(x, y) -> tuple[float, float, float]:
     ``(slope, intercept, lift)``; the stated line is ``intercept + lift + slope * x``."""
     import numpy as np
 
+    xs, ys = validate.array("upper_line", "x", x, ndim=1), validate.array("upper_line", "y", y, ndim=1)
+    if len(xs) != len(ys):
+        validate.fail("upper_line", "y", f"one value per x ({len(xs)})", f"{len(ys)} values")
+    if len(np.unique(xs)) < 2:
+        validate.fail("upper_line", "x", "at least 2 distinct values (a line has two parameters)", x)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    slope, intercept = np.polyfit(x, y, 1)
+    try:
+        slope, intercept = np.polyfit(x, y, 1)
+    except np.linalg.LinAlgError:
+        validate.fail("upper_line", "x", "values far enough apart to fit a line (the least-squares fit did not "
+                      "converge)", f"values spanning {float(xs.max() - xs.min()):.3g}")
     return float(slope), float(intercept), float((y - (intercept + slope * x)).max())
 
 
@@ -80,6 +114,10 @@ def scan_threshold(betas, accuracy_at) -> tuple[float | None, float]:
     """:func:`exact_from` without evaluating what it does not need: walk ``betas`` from the
     largest down and stop at the first that is not exact. Returns the threshold (None if the
     largest is not exact) and the accuracy at the first failing beta (1.0 if none fails)."""
+    _betas("scan_threshold", "betas", betas)
+    if not callable(accuracy_at):
+        validate.fail("scan_threshold", "accuracy_at", "a function beta -> accuracy", accuracy_at,
+                      validate.ArgumentTypeError)
     threshold = None
     for beta in sorted(betas, reverse=True):
         acc = accuracy_at(beta)
@@ -93,6 +131,7 @@ def with_attention(model: AttentionModel, attention: str, beta: float = 1.0) -> 
     """The same weights in a model whose attention is ``attention`` with score scale ``beta``
     (Sec. 16: replace ReLU by softmax at inverse temperature beta)."""
     validate.instance("with_attention", "model", model, AttentionModel)
+    validate.choice("with_attention", "attention", attention, ATTENTION)
     validate.real("with_attention", "beta", beta, above=0.0)
     config = model.config.replace(attention=attention, attn_scale=beta)
     return build_model(config, dtype=next(model.parameters()).dtype).set_weights(dict(model.named_parameters()))
@@ -154,7 +193,10 @@ def in_context_template_matching_softmax(task: InContextTemplateMatching, beta: 
 def logit_margin(model: AttentionModel, batch) -> torch.Tensor:
     """Per example, the target's logit minus the largest other logit (positive = correct)."""
     from ...models.base import predict
+    from ...tasks.base import Batch
 
+    validate.instance("logit_margin", "model", model, AttentionModel)
+    validate.instance("logit_margin", "batch", batch, Batch)
     logits = predict(model, batch.x)
     target = logits.gather(1, batch.y[:, None])[:, 0]
     others = logits.scatter(1, batch.y[:, None], float("-inf"))
@@ -167,6 +209,7 @@ def one_per_template(task: TemplateMatching):
     that sequence's logits: these inputs bind for the whole task."""
     from ...tasks.base import Batch
 
+    validate.instance("one_per_template", "task", task, TemplateMatching)
     x = torch.tensor([list(t) + [task.sign] for t in task.templates])
     return Batch(x, torch.arange(len(task.templates)))
 
@@ -179,6 +222,10 @@ def template_matching_thresholds(lengths, betas) -> list[dict]:
     construction itself. :func:`exact_window` reads the float32 lists."""
     from ...models import accuracy
 
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
+        validate.fail("template_matching_thresholds", "lengths", "a list of template lengths", lengths,
+                      validate.ArgumentTypeError)
+    _betas("template_matching_thresholds", "betas", betas)
     for length in lengths:  # Bell(9) = 21,147 templates: the logits alone would take 3.6 GB
         validate.integer("template_matching_thresholds", "l", length, minimum=1, maximum=8)
     rows = []
@@ -196,8 +243,12 @@ def template_matching_thresholds(lengths, betas) -> list[dict]:
 def exact_window(betas, accuracies) -> tuple[float | None, float | None]:
     """The longest run of consecutive ``betas`` (sorted) at which the accuracy is 1, as its
     first and last beta; (None, None) when there is none."""
+    values = _betas("exact_window", "betas", betas)
+    if len(set(values)) != len(values):
+        validate.fail("exact_window", "betas", "distinct inverse temperatures", betas)
     if len(betas) != len(accuracies):
         raise ValueError(f"exact_window: {len(betas)} betas but {len(accuracies)} accuracies")
+    _accuracies("exact_window", accuracies, len(betas))
     best, start = (None, None, 0), None
     pairs = sorted(zip(betas, accuracies))
     for i, (b, a) in enumerate(pairs):
@@ -208,6 +259,16 @@ def exact_window(betas, accuracies) -> tuple[float | None, float | None]:
         else:
             start = None
     return best[0], best[1]
+
+
+def _sizes(owner: str, sizes, width: int) -> None:
+    """A non-empty list of ``width``-tuples of positive integers."""
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__len__") or not len(sizes):
+        validate.fail(owner, "sizes", f"a non-empty list of {width}-tuples of sizes", sizes)
+    for i, size in enumerate(sizes):
+        values = validate.integers(owner, f"sizes[{i}]", size, minimum=1)
+        if len(values) != width:
+            validate.fail(owner, f"sizes[{i}]", f"{width} sizes", size)
 
 
 def in_context_qa_thresholds(sizes, betas, float32_grid, n_examples: int = 500, seed: int = 0) -> list[dict]:
@@ -223,7 +284,11 @@ def in_context_qa_thresholds(sizes, betas, float32_grid, n_examples: int = 500, 
     from ...tasks import InContextQA
     from .constructions import in_context_qa
 
-    validate.integer("in_context_qa_thresholds", "n_examples", n_examples, minimum=1)
+    validate.integer("in_context_qa_thresholds", "n_examples", n_examples, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("in_context_qa_thresholds", "seed", seed)
+    _betas("in_context_qa_thresholds", "betas", betas)
+    _betas("in_context_qa_thresholds", "float32_grid", float32_grid)
+    _sizes("in_context_qa_thresholds", sizes, 3)
     small = sorted(b for b in betas if b < 1)
     if len(small) < 2:
         raise ValueError("in_context_qa_thresholds: betas needs two values below 1 to read the beta^2 law")
@@ -253,6 +318,8 @@ def memorization_thresholds(sizes, betas) -> list[dict]:
     from ...tasks import SequenceClassification
     from . import constructions as build
 
+    _sizes("memorization_thresholds", sizes, 2)
+    _betas("memorization_thresholds", "betas", betas, increasing=True)
     rows = []
     for V, l in sizes:
         task = SequenceClassification(n_words=V, length=l, n_examples=V ** l)
@@ -266,6 +333,11 @@ def memorization_thresholds(sizes, betas) -> list[dict]:
 def equality_matrix(template) -> torch.Tensor:
     """``M_t``: the template's equality matrix with columns normalised to sum 1 (layer 1's
     output for a block with template t; see the module docstring)."""
+    if isinstance(template, (str, bytes)):
+        validate.fail("equality_matrix", "template", "a sequence of word ids", template, validate.ArgumentTypeError)
+    ids = validate.integers("equality_matrix", "template",
+                            template.tolist() if isinstance(template, torch.Tensor) else list(template))
+    del ids
     t = torch.as_tensor(template)
     same = (t[:, None] == t[None, :]).double()
     return same / same.sum(0, keepdim=True)
@@ -277,7 +349,8 @@ def binding_examples(task: InContextTemplateMatching, n: int, seed: int = 0):
     templates, the maps, the answers and the block order at random (deterministic by seed).
     Returns the batch and the smallest squared distance between two templates."""
     validate.instance("binding_examples", "task", task, InContextTemplateMatching)
-    validate.integer("binding_examples", "n", n, minimum=1)
+    validate.integer("binding_examples", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    validate.seed("binding_examples", "seed", seed)
     if task.k < 2:
         raise ValueError("binding_examples: needs k >= 2 blocks (the query's template and its nearest)")
     g = torch.Generator().manual_seed(seed)
@@ -307,6 +380,11 @@ def in_context_template_matching_thresholds(sizes, betas, n_examples: int = 100,
     one is exact (:func:`scan_threshold`), in the model's dtype (float64)."""
     from ...models import accuracy
 
+    _sizes("in_context_template_matching_thresholds", sizes, 4)
+    _betas("in_context_template_matching_thresholds", "betas", betas)
+    validate.integer("in_context_template_matching_thresholds", "n_examples", n_examples, minimum=1,
+                     maximum=validate.MAX_COUNT)
+    validate.seed("in_context_template_matching_thresholds", "seed", seed)
     rows = []
     for n_words, n_answers, length, k in sizes:
         task = InContextTemplateMatching(n_words, n_answers, length, k)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ... import validate
 from ...models import accuracy
 from ...tasks import InContextTemplateMatching
 from . import softmax as build_softmax
@@ -16,6 +17,8 @@ from .softmax import exact_from
 def relu_weights_under_softmax(cases: dict, betas) -> pd.DataFrame:
     """Accuracy of each ReLU construction loaded into a softmax model, per inverse temperature:
     ``cases`` maps a name to ``(model, data)``; one row per case, one column per beta."""
+    validate.instance("relu_weights_under_softmax", "cases", cases, dict)
+    build_softmax._betas("relu_weights_under_softmax", "betas", betas)
     acc = {name: [accuracy(build_softmax.with_attention(m, "softmax", b), data) for b in betas]
            for name, (m, data) in cases.items()}
     return pd.DataFrame(acc, index=pd.Index(betas, name="beta")).T
@@ -23,6 +26,7 @@ def relu_weights_under_softmax(cases: dict, betas) -> pd.DataFrame:
 
 def exact_from_rows(table: pd.DataFrame) -> dict:
     """Per row of a (case x beta) accuracy table: the smallest beta from which every larger one is exact."""
+    validate.instance("exact_from_rows", "table", table, pd.DataFrame)
     return {name: exact_from(list(table.columns), list(row)) for name, row in table.iterrows()}
 
 
@@ -30,6 +34,7 @@ def memorization_threshold(sizes, held_sizes, betas) -> dict:
     """Theorem 1 under softmax (float64, every sequence): the measured threshold per size, the
     line ``intercept + envelope + slope ln(V^l)`` fitted above them (largest residual added), its
     R^2, and the held-out sizes with the line's value beside the measured threshold."""
+    build_softmax._sizes("memorization_threshold", held_sizes, 2)
     thresholds = pd.DataFrame(build_softmax.memorization_thresholds(sizes, betas))
     slope, intercept, envelope = build_softmax.upper_line(np.log(thresholds["sequences"]), thresholds["threshold"])
     fitted = intercept + slope * np.log(thresholds["sequences"])
@@ -44,6 +49,7 @@ def memorization_threshold(sizes, held_sizes, betas) -> dict:
 def qa_threshold(sizes, held_sizes, betas, float32_grid, n_examples: int) -> dict:
     """Theorem 3 under softmax: float64 exactness and margins at ``betas``, the float32 threshold
     on ``float32_grid`` fitted as ``a n^power`` (largest residual added), tested on ``held_sizes``."""
+    build_softmax._sizes("qa_threshold", held_sizes, 3)
     fitted = pd.DataFrame(build_softmax.in_context_qa_thresholds(sizes, betas, float32_grid, n_examples))
     power, log_a, envelope = build_softmax.upper_line(np.log(fitted["n"]),
                                                       np.log(fitted["float32 threshold"].astype(float)))
@@ -60,6 +66,9 @@ def tm_threshold(lengths, betas) -> dict:
     """Our softmax Theorem 5 on every template of each length: the smallest float64 margin, the
     margin at the largest beta, the float32 window of exactness and the ReLU construction in
     float32; with the fitted decades of margin lost per unit of l (l >= 3)."""
+    if len({v for v in validate.integers("tm_threshold", "lengths", lengths, minimum=1) if v >= 3}) < 2:
+        validate.fail("tm_threshold", "lengths", "at least 2 distinct lengths >= 3 (the fitted line has two "
+                      "parameters)", lengths)
     rows = build_softmax.template_matching_thresholds(lengths, betas)
     summary = pd.DataFrame([{
         "l": r["l"], "templates": r["templates"], "smallest float64 margin": min(r["float64 margin"]),
@@ -75,6 +84,8 @@ def tm_threshold(lengths, betas) -> dict:
 def ictm_softmax(cases: dict, betas) -> pd.DataFrame:
     """Our softmax Theorem 6 (``in_context_template_matching_softmax``): accuracy per case
     ``name -> (task, data)`` and inverse temperature."""
+    validate.instance("ictm_softmax", "cases", cases, dict)
+    build_softmax._betas("ictm_softmax", "betas", betas)
     acc = {name: [accuracy(build_softmax.in_context_template_matching_softmax(t, b), data) for b in betas]
            for name, (t, data) in cases.items()}
     return pd.DataFrame(acc, index=pd.Index(betas, name="beta")).T
@@ -84,7 +95,11 @@ def ictm_threshold(sizes, betas, held_size) -> dict:
     """Our softmax Theorem 6's threshold on binding inputs per size, the offset c of the line
     ``ln(n-1) + c`` (the largest measured excess), and the held-out size's accuracy one unit
     below the line, at it, one above and at twice it."""
+    validate.integers("ictm_threshold", "held_size", held_size, minimum=1)
     thresholds = pd.DataFrame(build_softmax.in_context_template_matching_thresholds(sizes, betas))
+    if thresholds["threshold"].isna().any():
+        raise ValueError("ictm_threshold: some sizes are not exact at the largest beta of betas, so they have no "
+                         "threshold to fit; extend betas")
     c = float((thresholds["threshold"] - np.log(thresholds["n"] - 1)).max())
     thresholds["stated threshold"] = np.log(thresholds["n"] - 1) + c
     task = InContextTemplateMatching(*held_size)

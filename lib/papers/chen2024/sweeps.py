@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import scale as _scale
+from ... import validate
 from ...results import Result, Sweep
 from .training import TASKS, curves_point, one_layer_limit_point, parse_arch, recipe
 
@@ -246,6 +247,7 @@ class Curves:
 
 def as_curves(runs: dict) -> dict[tuple[int, ...], Curves]:
     """A stored point's curves by architecture (heads per layer)."""
+    validate.instance("as_curves", "runs", runs, dict)
     return {parse_arch(key): Curves(v["steps"], np.array(v["acc"], dtype=float),  # null (declared NaN) -> nan
                                     np.array(v["loss"], dtype=float), v["wall_s"])
             for key, v in runs.items()}
@@ -253,12 +255,14 @@ def as_curves(runs: dict) -> dict[tuple[int, ...], Curves]:
 
 def curves(result: Result, **point) -> dict[tuple[int, ...], Curves]:
     """The curves of the grid point with these coordinates (e.g. ``task="reasoning", init="paper"``)."""
+    validate.instance("curves", "result", result, Result)
     return as_curves(result.get(**point))
 
 
 def speeds_by_lr(result: Result) -> dict[tuple[int, ...], dict[float, np.ndarray]]:
     """A learning-rate sweep (points with ``train_args["lr"]``): each seed's speed (mean
     accuracy over training) for each architecture at each learning rate."""
+    validate.instance("speeds_by_lr", "result", result, Result)
     out: dict = {}
     for point in result.grid:
         for arch, c in as_curves(result.get_exact(point)).items():
@@ -268,4 +272,5 @@ def speeds_by_lr(result: Result) -> dict[tuple[int, ...], dict[float, np.ndarray
 
 def final(result: Result, task: str, init: str, arch) -> np.ndarray:
     """Final accuracy per seed of one architecture at ``(task, init)``."""
+    validate.instance("final", "result", result, Result)
     return curves(result, task=task, init=init)[tuple(arch)].final

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import torch
 
 from ... import scale as _scale
+from ... import validate
 from ...models import build_model
 from ...tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
 from ...train import TrainConfig, train
@@ -35,6 +36,8 @@ class Recipe:
 def make_task(name: str, size: str, **overrides):
     """The task of Figure 2's column ``name`` at ``size`` ("paper" = Sec. 9.1's sizes, else our
     reduced sizes); ``overrides`` replace constructor arguments (e.g. ``k=3, length=3``)."""
+    validate.choice("make_task", "name", name, TASKS)
+    validate.instance("make_task", "size", size, str)
     small = size != "paper"
     if name == "memorization":
         args = dict(n_words=50 if small else 500, length=6, n_examples=1000 if small else 2000)
@@ -54,6 +57,8 @@ def make_task(name: str, size: str, **overrides):
 
 def recipe(name: str, scale: str | None = None, steps_factor: float = 1.0, **overrides) -> Recipe:
     """Our training choices (the paper gives none), per task and scale."""
+    validate.choice("recipe", "name", name, TASKS)
+    validate.real("recipe", "steps_factor", steps_factor, above=0.0, maximum=1000.0)
     scale = _scale.validate(scale) if scale is not None else _scale.current()
     steps = {"smoke": 0.5, "default": 1.0, "paper": 3.0}[scale] * steps_factor
     size = "paper" if scale == "paper" else "small"
@@ -95,8 +100,9 @@ def model_factory(task, n_layers: int, n_heads, init: str = "paper", std: float 
     head of the first layer starts from the constructed W_QK pattern (plus the noise), as in
     Sec. 9.1; memorization has no such pattern and always starts random.
     """
-    if init not in ("paper", "random"):
-        raise ValueError(f"init must be 'paper' or 'random', got {init!r}")
+    validate.choice("model_factory", "init", init, ("paper", "random"))
+    validate.real("model_factory", "std", std, minimum=0.0)
+    validate.integer("model_factory", "extra_rows", extra_rows, minimum=0, maximum=validate.MAX_COUNT)
     config = constructions.paper_config(task, n_layers, n_heads, extra_rows=extra_rows).replace(init_std=std)
     pattern = None
     small = _first_layer_pattern(task) if init == "paper" else None
@@ -119,11 +125,16 @@ def model_factory(task, n_layers: int, n_heads, init: str = "paper", std: float 
 
 def arch_key(arch) -> str:
     """How an architecture (heads per layer) is keyed in stored results: ``(1, 1, 10)`` -> ``"1x1x10"``."""
+    validate.integers("arch_key", "arch", list(arch) if isinstance(arch, (tuple, list)) else arch, minimum=1)
     return "x".join(str(int(h)) for h in arch)
 
 
 def parse_arch(key: str) -> tuple[int, ...]:
     """The inverse of :func:`arch_key`."""
+    validate.instance("parse_arch", "key", key, str)
+    parts = key.split("x")
+    if not all(part.isdigit() and int(part) >= 1 for part in parts):
+        validate.fail("parse_arch", "key", "heads per layer joined by 'x', such as '1x1x10'", key)
     return tuple(int(h) for h in key.split("x"))
 
 
@@ -136,6 +147,14 @@ def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], ini
     :func:`arch_key`. ``stop_after``: only the first steps (see :func:`lib.train.train`);
     ``train_args``: fields of the recipe's :class:`~lib.train.TrainConfig` to replace (e.g.
     ``{"optimizer": "sgd", "lr": 3.0}``); ``overrides``: the task's constructor arguments."""
+    validate.choice("train_depths", "name", name, TASKS)
+    if isinstance(depths, (str, bytes)) or not hasattr(depths, "__len__") or not len(depths):
+        validate.fail("train_depths", "depths", "a non-empty list of architectures (heads per layer)", depths)
+    for i, heads in enumerate(depths):
+        validate.integers("train_depths", f"depths[{i}]", list(heads) if isinstance(heads, tuple) else heads, minimum=1)
+    validate.integers("train_depths", "seeds", seeds, minimum=0)
+    if stop_after is not None:
+        validate.integer("train_depths", "stop_after", stop_after, minimum=0)
     r = recipe(name, scale, steps_factor, **overrides)
     if train_args:
         r = replace(r, train=replace(r.train, **train_args))
@@ -155,6 +174,14 @@ def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], ini
 def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = None, device=None) -> dict:
     """Theorems 2 and 4 in training: final test accuracy of ``len(seeds)`` models with
     ``point = {"task", "layers", "heads", "extra_rows", "init"}`` on the online task."""
+    validate.instance("one_layer_limit_point", "point", point, dict)
+    missing = {"task", "layers", "heads", "extra_rows", "init"} - set(point)
+    if missing:
+        validate.fail("one_layer_limit_point", "point", "a dict with task, layers, heads, extra_rows and init",
+                      f"one without {sorted(missing)}")
+    validate.integer("one_layer_limit_point", "point['layers']", point["layers"], minimum=1)
+    validate.integer("one_layer_limit_point", "point['heads']", point["heads"], minimum=1)
+    validate.integers("one_layer_limit_point", "seeds", seeds, minimum=0)
     r = recipe(point["task"], scale)
     heads = (point["heads"],) * point["layers"]
     factory = model_factory(r.task, point["layers"], heads, point["init"], r.init_std, point["extra_rows"])
@@ -169,6 +196,9 @@ def curves_point(point: dict, seeds: list[int], scale: str | None = None, device
     """One grid point of a curves sweep: ``{"task", "init", "archs": [[h1, h2, ...], ...]}`` plus
     optional ``"steps_factor"``, task overrides under ``"task_args"`` and training overrides
     under ``"train_args"``."""
+    validate.instance("curves_point", "point", point, dict)
+    if not {"task", "init", "archs"} <= set(point):
+        validate.fail("curves_point", "point", "a dict with task, init and archs", f"keys {sorted(point)}")
     return train_depths(point["task"], [tuple(a) for a in point["archs"]], seeds, point["init"], scale, device,
                         progress=False, steps_factor=point.get("steps_factor", 1.0), stop_after=stop_after,
                         train_args=point.get("train_args"), **point.get("task_args", {}))
@@ -184,6 +214,9 @@ def copy_match_scores(model, task: InContextQA, batch) -> dict:
     ``match``: the share of the last column's layer-2 attention over context positions that
     falls on the block holding the query question (construction: 1; uniform: 1/k).
     """
+    from ...tasks import Batch
+    validate.instance("copy_match_scores", "task", task, InContextQA)
+    validate.instance("copy_match_scores", "batch", batch, Batch)
     cache: dict = {}
     model(batch.x, cache=cache)
     n, k = task.seq_len, task.k
@@ -204,6 +237,8 @@ def copy_match_scores(model, task: InContextQA, batch) -> dict:
 def parse_scores(model, batch) -> dict:
     """Figure 3 for template matching: mean layer-1 attention between equal tokens vs between
     different tokens (positions before the sign, self excluded). Theorem 5's parse: 1 vs 0."""
+    from ...tasks import Batch
+    validate.instance("parse_scores", "batch", batch, Batch)
     cache: dict = {}
     model(batch.x, cache=cache)
     a = cache["layers.0.attn.pattern"].abs().sum(1)[:, :-1, :-1]

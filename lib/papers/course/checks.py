@@ -2,7 +2,7 @@
 claim; ``tests/test_course_checks.py`` re-derives each stored verdict."""
 from __future__ import annotations
 
-from ... import claims
+from ... import claims, validate
 from ...constructions.lookup import exactness_threshold, index_lookup_onehot, worst_case_inputs
 from ...models import accuracy
 
@@ -19,6 +19,10 @@ def proposition_0_1(small, long, n_sample: int):
     ``long`` at beta = 10; on ``long``'s worst inputs (one other symbol everywhere else) 100% just
     above the threshold and below 100% just under it. Random inputs read 100% below it too: only
     the worst inputs show the threshold at a long length."""
+    from ...tasks import IndexLookup
+    validate.instance("proposition_0_1", "small", small, IndexLookup)
+    validate.instance("proposition_0_1", "long", long, IndexLookup)
+    validate.integer("proposition_0_1", "n_sample", n_sample, minimum=1, maximum=validate.MAX_COUNT)
     everything, sample, worst = small.enumerate(), long.sample(n_sample, seed=1), worst_case_inputs(long)
     at, long_at = exactness_threshold(small), exactness_threshold(long)
     acc = {"all": _accuracy(small, 10.0, everything), "long": _accuracy(long, 10.0, sample),

@@ -3,6 +3,7 @@ width and the sequence length (chapter 0, "Results with provenance")."""
 from __future__ import annotations
 
 from ... import scale as _scale
+from ... import validate
 from ...models import AttentionConfig
 from ...results import Result, Sweep
 from ...tasks import IndexLookup
@@ -21,6 +22,11 @@ def width_length(scale: str) -> tuple[dict, list[dict]]:
 def width_length_point(config: dict, point: dict, device=None, stop_after: int | None = None) -> dict:
     """Mean and per-seed test accuracy of one-layer models of width ``point["width"]`` on index
     lookup of length ``point["length"]``, all seeds in one ensemble."""
+    validate.instance("width_length_point", "config", config, dict)
+    validate.instance("width_length_point", "point", point, dict)
+    validate.integer("width_length_point", "point['width']", point.get("width"), minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("width_length_point", "point['length']", point.get("length"), minimum=1,
+                     maximum=validate.MAX_COUNT)
     task = IndexLookup(n_symbols=config["n_symbols"], length=point["length"])
     d = point["width"]
     model = AttentionConfig(d_model=d, n_out=task.n_classes, d_head=d, d_value=d, vocab_size=len(task.vocab),
