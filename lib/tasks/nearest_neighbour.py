@@ -91,12 +91,13 @@ class NearestNeighbour(Task):
     def sample_memory(self, n: int) -> tuple[str, float]:
         """Drawing ``n`` examples draws ``2n`` candidates at a time: their points (``n_points x
         dim`` each, in float64, with the integer draws and the normalised copy), their Gram
-        matrices (``n_points x n_points``), for MQAR a random order of all ``2^dim`` keys, and
-        then the float64 and float32 sequences (``2 n_points x (dim + 2)``)."""
+        matrices (``n_points x n_points``, and the similarities read from them), for MQAR a
+        random order of all ``2^dim`` keys, and then the float64 and float32 sequences
+        (``2 n_points x (dim + 2)``)."""
         m, d = self.n_points, self.dim
         keys = (float("inf") if d > 1000 else 2.0**d) if self.mqar else 0.0
         numbers = 2.0 * n * (m * d + m * m + keys) + n * 2 * m * (d + 2)
-        n_bytes = 2.0 * n * (3 * 8 * m * d + 8 * m * m + 12 * keys + 32 * m) + n * 2 * m * (d + 2) * 12
+        n_bytes = 2.0 * n * (3 * 8 * m * d + 16 * m * m + 12 * keys + 32 * m) + n * 2 * m * (d + 2) * 12
         what = (f"the points{', all 2^dim keys' if self.mqar else ''} and Gram matrices of 2n candidates and the "
                 f"sequences (2n x n_points x (dim + n_points){' + 2n x 2^dim' if self.mqar else ''} + n x 2 n_points "
                 f"x (dim + 2) = {numbers:.1e} numbers)")
