@@ -198,7 +198,7 @@ def parameter_memory(owner: str, config, dtype: torch.dtype | None = None) -> in
     family, n_params, n_buffers, size = counted
     per = torch.empty((), dtype=dtype).element_size() if dtype is not None else size
     n_bytes = (4 * n_params + n_buffers) * per
-    validate.memory(owner, f"the parameters, gradients and Adam moments of a {family} "
+    validate.memory(owner, f"the parameters, gradients and Adam moments of the {family} "
                     f"(4 x {n_params:.1e} numbers, plus {n_buffers:.1e} in buffers)", n_bytes)
     return n_bytes
 
