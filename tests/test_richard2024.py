@@ -142,10 +142,20 @@ def test_theorem31_regenerates_and_the_paper_bound_fails_where_the_margin_bound_
 
 
 def test_stability_factors():
+    """Derived by sympy from the context identity: the paper's mu_r from its display as printed,
+    (1 + gamma)/gamma from the identity Eq. (4) gives (its partial sums telescope, not r times them)."""
     assert str(cf.stability_factor(-0.5)) == "(r - 3)/r" and str(cf.stability_factor(0.5)) == "(r + 1)/r"
+    assert cf.stability_factor(-0.5, "eq4") == -1 and cf.stability_factor(0.5, "eq4") == 3
+    E, word = np.random.default_rng(3).standard_normal((2, 4)), [0, 1, 0, 0, 1, 1]
+    assert cf.telescoping_error(word, -0.5, E) < 1e-12
+    # the display's reading, r times the mean, is not what Eq. (4) gives (for r >= 2)
+    B = cf.positional_embedding(word, -0.5, E)
+    sums = np.cumsum(E[word] + B, axis=0)[:-1]
+    r = np.arange(1, len(word))[:, None]
+    assert np.abs(sums / r - (-0.5) * E[word[1:]])[1:].max() > 0.1
 
 
-def test_theorem41_is_exact_on_every_word_and_prefix_of_d8_and_gamma_positive_fails_exactly_off_height():
+def test_theorem41_is_exact_on_every_word_and_prefix_of_d12_and_gamma_positive_fails_exactly_off_height():
     attractive = cf.exhaustive_check(6)
     assert attractive["pairs"] == 132 * len(dw.valid_prefixes(6))
     assert attractive["invalid"] == attractive["rule_mismatch"] == 0
@@ -221,3 +231,18 @@ def test_ablation_variants_hold_what_they_fix_and_kmeans_separates_clusters():
     points = np.concatenate([np.zeros((20, 3)), np.full((20, 3), 10.0)]) + np.random.default_rng(0).normal(0, .1, (40, 3))
     labels, centroids = training.kmeans(points, 2)
     assert len(set(labels[:20])) == 1 and len(set(labels[20:])) == 1 and labels[0] != labels[-1]
+
+
+def test_theorem_3_1_holds_with_a_rescaled_embedding_and_the_proofs_misses_its_bound():
+    """The theorem's "there exists": the JL embedding rescaled to margin 1, and a circle in d = 2,
+    meet the stated loss bound at every v gamma; the proof's unscaled JL embedding misses it at
+    large v gamma (the erratum), while the margin bound always holds."""
+    from lib.papers.richard2024 import analysis
+
+    s = np.random.default_rng(1).integers(0, 20, 32)
+    jl = analysis.memorization_table(s, 20, eps=(0.5,), ratios=(10, 100, 400))
+    assert (jl["log loss, JL rescaled to margin 1"] <= jl["log paper bound"]).all()
+    assert (jl["log loss, circle in d = 2"] <= jl["log paper bound"]).all()
+    assert (jl["log loss"] <= jl["log margin bound"]).all()
+    assert (jl["log loss"] > jl["log paper bound"]).any()
+    assert cf.margin(cf.circle_embedding(20)) == pytest.approx(1.0)

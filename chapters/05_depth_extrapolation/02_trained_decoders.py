@@ -205,9 +205,11 @@ record(figure4)
 
 # %% [markdown]
 # The one-word model behaves as the paper's does: it writes its word from the word's prefix and
-# repeats the word's pattern everywhere else. Our many-word model does better than the paper's
-# on the deepest context (the paper: 52 in 100), perhaps because $D_{20}$'s deepest context, ten
-# `(`, is only five deeper than its training words, where $D_{32}$'s sixteen are eight deeper.
+# repeats the word's pattern everywhere else. Our many-word model does not do what the paper's
+# does on the deepest context: the paper's is right about half the time (52 in 100, a 95% interval
+# of 0.42 to 0.62), ours every time, so that half of Table 1 is not reproduced and the verdict is
+# *partly*. A likely reason is the easier task: $D_{20}$'s deepest context, ten `(`, is only five
+# deeper than its training words, where $D_{32}$'s sixteen are eight deeper.
 
 # %% [markdown]
 # (dx-figure-5)=
@@ -215,11 +217,16 @@ record(figure4)
 #
 # The paper looks at the last layer's value matrix times the output projection and finds it low
 # rank in the model that generalizes, with a dominant real negative eigenvalue. We compute
-# $\sum_h W_V^{(h)} W_O^{(h)}$ of each layer of both models and compare the ratio of the top two
-# singular values (a low-rank matrix has a large one) and where the top eigenvalue lies.
+# $\sum_h W_V^{(h)} W_O^{(h)}$ of each layer of both models, the map the layer applies, and compare
+# the ratio of the top two singular values (a low-rank matrix has a large one) and where the top
+# eigenvalue lies. "Value times projection" can also be read literally off nanoGPT's weights,
+# $W_v W_{\rm proj}^\top$ (its `c_attn` value rows times `c_proj.weight` transposed), which pairs
+# the heads' output coordinates with the model's input ones. That matrix has other eigenvalues,
+# so we show both (the second table, and crosses in the figure).
 
 # %% tags=["hide-input"]
 display(table(pd.DataFrame(readings.spectrum_rows(point)), index=False))
+display(table(pd.DataFrame(readings.spectrum_rows(point, "nanogpt_literal")), index=False))
 figures.spectra(comp_result)
 plt.show()
 
@@ -230,10 +237,12 @@ if comp_result.scale != "smoke":
 record(figure5)
 
 # %% [markdown]
-# The low rank reproduces: the last layer's $\sigma_1/\sigma_2$ is several times larger in the
-# model that generalizes. The sign does not: its top eigenvalue is real but positive in our
-# seeds. (Transposing the product, as the paper's "projection transpose" may, leaves the
-# eigenvalues unchanged, so the convention does not explain it.)
+# The low rank reproduces: the last layer's $\sigma_1/\sigma_2$ is about twice as large in the
+# model that generalizes (the verdict's line gives the numbers). The sign does not: read as the
+# layer's map, its top eigenvalue is real but positive in our seeds. Transposing the product
+# leaves the eigenvalues unchanged, but nanoGPT's literal $W_v W_{\rm proj}^\top$ is another matrix:
+# its top eigenvalues differ in sign and may be complex, so which matrix the paper took matters,
+# and its text does not say. We judge by the layer's map and report the literal one beside it.
 
 # %% [markdown]
 # (dx-figure-6)=
@@ -303,9 +312,11 @@ record(figure6)
 end_ratio = checks.end_ratios(abl_result)
 fig, picture = figures.positional_paths(abl_result, checks.pictured_variants(), end_ratio, word)
 plt.show()
-assert abs(picture["positional"][-1]) <= 0.5  # the closed form's curve ends within 1/2 of 0, the picture's reference
 print(f"end distance relative to size: {({k: round(v, 2) for k, v in end_ratio.items()})}")
-record(checks.figure_7(abl_result, figures.KMEANS_CLUSTERS))
+figure7 = checks.figure_7(abl_result, figures.KMEANS_CLUSTERS)
+if abl_result.scale != "smoke":
+    assert not figure7.passed and not figure7.partly  # the ordering is reversed here: see below
+record(figure7)
 
 # %% [markdown]
 # Here we do not see the paper's order: the curves of the model nearest to Eq. (1), one layer of
@@ -322,7 +333,9 @@ record(checks.figure_7(abl_result, figures.KMEANS_CLUSTERS))
 # Eq. (1) with $d = 1$ and $E = [1, -1]$ fixed, learning only $B$ and $v$ ($2N + 1$ numbers), of
 # which Theorem 4.1's weights are a global minimum. We run full-batch Adam from six random
 # starts on the word of Figure 4. In the closed form the context sums are $c_r E_{s_{r+1}}$ with
-# $c_r = \gamma = -1/2$ at every $r$, which is what makes it elastic.
+# $c_r = \gamma = -1/2$ at every $r$, which is what makes it elastic. The paper trains GPT-2-style
+# decoders, not this class, so the claim is the course's own (recorded under the course, with the
+# paper's setup beside ours).
 
 # %%
 gd_result = results["gd_eq1"]

@@ -49,7 +49,10 @@ def sampler_uniformity(N: int = 6, count: int = 66_000) -> dict:
 def memorization_table(s, t: int, *, eps=(0.5, 0.3, 0.2), ratios=(10, 20, 100, 200, 400)):
     """Theorem 3.1 on sequence ``s`` over ``t`` tokens: for each JL accuracy ``eps`` (width
     :func:`~.closed_form.jl_dimension`) and each ``v gamma / n``, the exact log loss, the
-    paper's and the margin's log bounds, and how many of 5 random prefixes regenerate ``s``."""
+    paper's and the margin's log bounds, and how many of 5 random prefixes regenerate ``s``, for
+    the proof's JL embedding; and the exact log loss of two embeddings the theorem's "there
+    exists" also allows: the same JL embedding rescaled to margin 1, and ``t`` points on a circle
+    in d = 2 (:func:`~.closed_form.rescaled`, :func:`~.closed_form.circle_embedding`)."""
     import pandas as pd
 
     owner = "memorization_table"
@@ -62,6 +65,7 @@ def memorization_table(s, t: int, *, eps=(0.5, 0.3, 0.2), ratios=(10, 20, 100, 2
         for i, x in enumerate(values):
             validate.real(owner, f"{name}[{i}]", x, **bound)
     n = len(s)
+    circle = cf.circle_embedding(t)
     rows = []
     for e in eps:
         d = cf.jl_dimension(n, e)
@@ -72,9 +76,13 @@ def memorization_table(s, t: int, *, eps=(0.5, 0.3, 0.2), ratios=(10, 20, 100, 2
             model = cf.eq1_model(E, B, ratio * n / -0.5)
             cuts = np.random.default_rng(ratio).integers(1, n, 5)
             regenerated = int((cf.generate(model, [s[:k] for k in cuts], n, seed=ratio) == s).all(1).sum())
+            others = {name: cf.log_sequence_loss(cf.eq1_model(F, cf.positional_embedding(s, -0.5, F), ratio * n / -0.5), s)
+                      for name, F in (("log loss, JL rescaled to margin 1", cf.rescaled(E)),
+                                      ("log loss, circle in d = 2", circle))}
             rows.append({"ε": e, "d": d, "margin m": m, "vγ/n": ratio, "log loss": cf.log_sequence_loss(model, s),
                          "log paper bound": cf.theorem31_bounds(n, t, ratio * n, e)["log_loss"],
-                         "log margin bound": cf.margin_bound(n, t, ratio * n, m), "regenerated (of 5)": regenerated})
+                         "log margin bound": cf.margin_bound(n, t, ratio * n, m), "regenerated (of 5)": regenerated,
+                         **others})
     return pd.DataFrame(rows)
 
 

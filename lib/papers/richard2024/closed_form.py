@@ -315,6 +315,26 @@ def margin(E) -> float:
     return float((own - G.max(1)).min())
 
 
+def rescaled(E) -> np.ndarray:
+    """``E`` scaled to margin exactly 1 (:func:`margin` grows as the square of the scale): the same
+    directions, so a JL embedding keeps its width; with margin 1 the margin bound is below Theorem
+    3.1's stated bound at every ``v gamma`` (``(n-1)(t-1) <= 2 n^2 t e^{2 eps}``)."""
+    E = validate.array("rescaled", "E", E, ndim=2)
+    m = margin(E)
+    if not m > 0:
+        validate.fail("rescaled", "E", "an embedding with a positive margin (every token beats the others)", f"margin {m}")
+    return E / math.sqrt(m)
+
+
+def circle_embedding(t: int) -> np.ndarray:
+    """``t`` tokens on a circle in d = 2 (angles ``2 pi a / t``), scaled to margin 1: an embedding far
+    narrower than Theorem 3.1's width condition that still meets its bound (the condition is
+    sufficient for the proof's JL embedding, not necessary for the theorem's "there exists")."""
+    t = validate.integer("circle_embedding", "t", t, 2, validate.MAX_COUNT)
+    angles = 2 * np.pi * np.arange(t) / t
+    return rescaled(np.stack([np.cos(angles), np.sin(angles)], axis=1))
+
+
 def theorem31_bounds(n: int, t: int, vgamma: float, eps: float) -> dict:
     """Theorem 3.1 as stated: failure probability ``<= n t exp(-vgamma/n + 2 eps)`` and loss
     ``<= 2 n^2 t exp(-vgamma/n + 2 eps)``, returned as logs (they underflow)."""
@@ -352,16 +372,34 @@ def lemma51_probability(t: int, vgamma: float, r: int) -> float:
     return 1.0 / (1.0 + (t - 1) * math.exp(exponent))
 
 
-def stability_factor(gamma=None):
-    """Sec. 3.2: two sequences that both satisfy the telescoping identity differ by
-    ``c_{r+1} = mu_r c_r`` with ``mu_r = (1 + (r - 1) gamma) / (r gamma)`` (sympy; the paper's
-    display drops a 1/r). With ``gamma`` given, the simplified expression in ``r``."""
+#: Sec. 3.2's identity for the context at position r, as the display prints it and as Eq. (4) gives it:
+#: ``(1/r) sum_{i<=r} (E_{s_i} + B_i) = gamma E_{s_{r+1}} / r**p`` with p = 0 (display) or p = 1 (Eq. 4,
+#: whose partial sums telescope to ``gamma E_{s_{r+1}}``: :func:`telescoping_error`)
+STABILITY_IDENTITIES = {"display": 0, "eq4": 1}
+
+
+def stability_factor(gamma=None, identity: str = "display"):
+    """Sec. 3.2: if a generated sequence z and the training sequence s both satisfy the context
+    identity at every r, their embeddings' differences ``c_r = E_{s_r} - E_{z_r}`` obey
+    ``c_{r+1} = mu_r c_r``. Derived here with sympy from the identity at r - 1 and at r (B cancels
+    in the difference), not typed in: with the display as printed (``identity="display"``) it is
+    the paper's ``mu_r = (1 + (r - 1) gamma) / (r gamma)``; with the identity Eq. (4) actually
+    gives (``"eq4"``, a 1/r on the right) it is ``(1 + gamma) / gamma``, whatever r. With
+    ``gamma`` given, the simplified expression in ``r``."""
     import sympy
 
+    owner = "stability_factor"
+    identity = validate.choice(owner, "identity", identity, tuple(STABILITY_IDENTITIES))
     if gamma is not None:
-        gamma = _gamma("stability_factor", gamma)
-    r, g = sympy.symbols("r gamma", positive=True)
-    mu = (1 + (r - 1) * g) / (r * g)
+        gamma = _gamma(owner, gamma)
+    p = STABILITY_IDENTITIES[identity]
+    r = sympy.Symbol("r", positive=True)
+    g = sympy.Symbol("gamma", nonzero=True)
+    c_r, c_next, before = sympy.symbols("c_r c_next S_before")  # S_before = sum_{i <= r-1} c_i
+    at_previous = sympy.Eq(before / (r - 1), g * c_r / (r - 1) ** p)
+    at_r = sympy.Eq((before + c_r) / r, g * c_next / r**p)
+    solved = sympy.solve([at_previous, at_r], [before, c_next], dict=True)[0]
+    mu = sympy.simplify(solved[c_next] / c_r)
     return mu if gamma is None else sympy.simplify(mu.subs(g, sympy.nsimplify(gamma)))
 
 

@@ -24,7 +24,9 @@ def memorization(jl, t: int, n: int):
         line, = ax.plot(part["vγ/n"], part["log loss"], "o-", label=f"exact loss, ε = {eps} (d = {part['d'].iloc[0]})")
         ax.plot(part["vγ/n"], part["log margin bound"], ":", color=line.get_color())
         ax.plot(part["vγ/n"], part["log paper bound"], "--", color=line.get_color(), alpha=0.6)
+        ax.plot(part["vγ/n"], part["log loss, JL rescaled to margin 1"], "x", color=line.get_color())
     ax.plot([], [], "k:", label="margin bound (holds)")
+    ax.plot([], [], "kx", label="exact loss, the same E rescaled to margin 1")
     ax.plot([], [], "k--", alpha=0.6, label="Theorem 3.1's bound")
     ax.set(xscale="log", xlabel="vγ / n", ylabel="natural log of the loss", title="One head memorizes one sequence")
     plots.legend_outside(ax)
@@ -86,20 +88,23 @@ def sample_size(size_result, closed_acc: float):
 
 
 def spectra(comp_result):
-    """Figure 5: eigenvalues of the last layer's value-output matrix, first seed of each model."""
+    """Figure 5: eigenvalues of the last layer's value-output matrix, first seed of each model, as
+    the map the layer applies (dots) and as nanoGPT's literal W_v W_proj^T (crosses)."""
     validate.instance("spectra", "comp_result", comp_result, Result)
     import matplotlib.pyplot as plt
 
     models = comp_result.points[0]["result"]["models"]
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharex=True, sharey=True)
     for ax, (name, members) in zip(axes, models.items()):
-        s = members[0]["spectra"][-1]
-        ax.scatter(s["eig_real"], s["eig_imag"], s=12)
+        s, literal = members[0]["spectra"][-1], members[0]["spectra_nanogpt_literal"][-1]
+        ax.scatter(s["eig_real"], s["eig_imag"], s=12, label="W_V W_O (the layer's map)")
+        ax.scatter(literal["eig_real"], literal["eig_imag"], s=14, marker="x", label="nanoGPT's W_v W_proj^T")
         ax.axhline(0, color="0.7", lw=0.8)
         ax.axvline(0, color="0.7", lw=0.8)
         ax.set(title=name, xlabel="real part")
     axes[0].set_ylabel("imaginary part")
-    plots.stamp(fig, f"eigenvalues of the last layer's W_V W_O; {comp_result.label()}")
+    axes[1].legend(fontsize=8)
+    plots.stamp(fig, f"eigenvalues of the last layer's value-output matrix, two conventions; {comp_result.label()}")
     return fig
 
 

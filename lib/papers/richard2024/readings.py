@@ -65,15 +65,18 @@ def valid_count(context: dict) -> int:
     return int(sum(c for c, ok in zip(context["counts"], context["valid"]) if ok))
 
 
-def spectrum_rows(models: dict) -> list[dict]:
+def spectrum_rows(models: dict, convention: str = "circuit") -> list[dict]:
     """For every model, seed and layer of the ``completions`` sweep, the value-output matrix's top
     two singular values' ratio, its effective rank ``(sum s)^2 / sum s^2`` and its eigenvalue of
-    largest modulus (Figure 5's "low rank, dominant real negative eigenvalue")."""
+    largest modulus (Figure 5's "low rank, dominant real negative eigenvalue"), in either
+    convention of :func:`.training.ov_matrix`."""
     validate.instance("spectrum_rows", "models", models, dict)
+    convention = validate.choice("spectrum_rows", "convention", convention, ("circuit", "nanogpt_literal"))
+    key = "spectra" if convention == "circuit" else f"spectra_{convention}"
     rows = []
     for name, members in models.items():
         for member in members:
-            for layer, spec in enumerate(member["spectra"]):
+            for layer, spec in enumerate(member[key]):
                 s = np.asarray(spec["singular"])
                 eig = np.asarray(spec["eig_real"]) + 1j * np.asarray(spec["eig_imag"])
                 rows.append({"model": name, "seed": member["seed"], "layer": layer, "σ1/σ2": float(s[0] / s[1]),

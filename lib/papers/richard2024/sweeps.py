@@ -26,6 +26,8 @@ sweep            what
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ... import scale as _scale
@@ -170,13 +172,14 @@ def run_completions(config: dict, points: list[dict], *, scale: str, device=None
                 order = np.argsort(-counts, kind="stable")
                 contexts[label] = {"completions": strings[order].tolist(), "counts": counts[order].tolist(),
                                    "valid": [bool(dyck_words.is_valid(dyck_words.from_string(s))) for s in strings[order]]}
-            spectra = []
-            for layer in range(len(net.layers)):
-                ov = training.ov_matrix(net, layer)
+            spectra = {convention: [] for convention in training.OV_CONVENTIONS}
+            for convention, layer in itertools.product(training.OV_CONVENTIONS, range(len(net.layers))):
+                ov = training.ov_matrix(net, layer, convention)
                 eig = np.linalg.eigvals(ov)
-                spectra.append({"singular": np.linalg.svd(ov, compute_uv=False).tolist(),
-                                "eig_real": eig.real.tolist(), "eig_imag": eig.imag.tolist()})
-            per_seed.append({"seed": seed, "final_loss": losses[k], "contexts": contexts, "spectra": spectra})
+                spectra[convention].append({"singular": np.linalg.svd(ov, compute_uv=False).tolist(),
+                                            "eig_real": eig.real.tolist(), "eig_imag": eig.imag.tolist()})
+            per_seed.append({"seed": seed, "final_loss": losses[k], "contexts": contexts,
+                             "spectra": spectra["circuit"], "spectra_nanogpt_literal": spectra["nanogpt_literal"]})
         out[model_name] = per_seed
     return [{"models": out, "wall_s": run.wall_s}]
 

@@ -207,17 +207,37 @@ def best_lr(lrs, final_losses) -> float:
     return min(means, key=means.get)
 
 
-def ov_matrix(model, layer: int = -1) -> np.ndarray:
-    """A layer's value-output circuit ``sum_h W_V[h] W_O[h]`` (``d x d``; nanoGPT's value weights
-    times the output projection, the "value times projection" matrix of Figure 5)."""
+#: the two ways to read Figure 5's "value times projection" matrix off a decoder
+OV_CONVENTIONS = ("circuit", "nanogpt_literal")
+
+
+def ov_matrix(model, layer: int = -1, convention: str = "circuit") -> np.ndarray:
+    """A layer's value-output matrix (``d x d``), Figure 5's "value times projection":
+
+    * ``"circuit"``: the map the layer applies, ``x -> x sum_h W_V[h] W_O[h]`` (what the
+      residual stream sees; nanoGPT's ``c_attn`` value rows transposed, times ``c_proj``'s
+      weight transposed);
+    * ``"nanogpt_literal"``: the product of nanoGPT's two weight matrices as stored,
+      ``W_v W_proj^T`` (``W_v``: ``c_attn``'s value rows, ``W_proj``: ``c_proj.weight``), which
+      pairs the heads' output coordinates with the model's input ones; it needs ``H d_head = d``.
+      Its eigenvalues differ from the circuit's, so the paper's reading depends on which it took."""
     _model("ov_matrix", model)
+    convention = validate.choice("ov_matrix", "convention", convention, OV_CONVENTIONS)
     layers = len(model.layers)
     layer = validate.integer("ov_matrix", "layer", layer, -layers, layers - 1)
     attn = model.layers[layer].attn
     W_V = attn.W_V.detach().double()
     if getattr(attn, "W_O", None) is None:
         return W_V.mean(0).numpy()
-    return torch.einsum("hde,hef->df", W_V, attn.W_O.detach().double()).numpy()
+    if convention == "circuit":
+        return torch.einsum("hde,hef->df", W_V, attn.W_O.detach().double()).numpy()
+    H, d, e = W_V.shape
+    if H * e != d:
+        validate.fail("ov_matrix", "model", f"heads x d_head = d_model for nanoGPT's literal product ({H} x {e} != {d})",
+                      type(model).__name__)
+    W_v = W_V.permute(0, 2, 1).reshape(H * e, d)  # c_attn's value rows: head by head, (H e, d)
+    W_proj = attn.W_O.detach().double().reshape(H * e, d).T  # c_proj.weight: (d, H e)
+    return (W_v @ W_proj.T).numpy()
 
 
 def positional_paths(model) -> np.ndarray:
