@@ -50,12 +50,14 @@ def test_a_line_through_fewer_than_two_distinct_x_is_refused():
     fails(lambda: training.linear_fit([], []), "linear_fit", "x")
     fails(lambda: training.linear_fit([1, 2], [1]), "linear_fit", "y")
     fails(lambda: readings.concave_fits([4], [10]), "concave_fits", "x")
+    fails(lambda: training.linear_fit([0.0, 3.5e-184], [0.0, 0.0]), "linear_fit", "x")  # numpy's SVD did not converge
     assert training.linear_fit([1, 2], [3, 5]) == pytest.approx({"slope": 2.0, "intercept": 1.0, "r2": 1.0})
 
 
 @FAST
-@given(x=st.lists(finite, min_size=2, max_size=8, unique=True), data_=st.data())
+@given(x=st.lists(st.integers(-10**4, 10**4), min_size=2, max_size=8, unique=True), data_=st.data())
 def test_linear_fit_is_finite_on_good_points(x, data_):
+    x = [v / 7 for v in x]
     y = data_.draw(st.lists(finite, min_size=len(x), max_size=len(x)))
     fit = training.linear_fit(x, y)
     assert all(math.isfinite(v) for v in fit.values())

@@ -230,7 +230,13 @@ def linear_fit(x, y) -> dict:
     two distinct x (no line is determined by them)."""
     x, y = validate.array("linear_fit", "x", x, 1), validate.array("linear_fit", "y", y, 1)
     _fit_points("linear_fit", x, y)
-    slope, intercept = np.polyfit(x, y, 1)
+    if not np.ptp(x) ** 2 > 0:  # the spread underflows once squared: least squares cannot resolve it
+        validate.fail("linear_fit", "x", "values spread enough for a least-squares line (spread^2 > 0)", x.tolist())
+    try:
+        slope, intercept = np.polyfit(x, y, 1)
+    except np.linalg.LinAlgError:
+        validate.fail("linear_fit", "x", "values spread enough for a least-squares line (the fit did not converge)",
+                      x.tolist())
     residual = y - (slope * x + intercept)
     total = ((y - y.mean()) ** 2).sum()
     return {"slope": float(slope), "intercept": float(intercept),
