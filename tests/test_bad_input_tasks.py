@@ -433,3 +433,11 @@ def test_small_helpers_check_their_arguments():
     fails(lambda: dw.from_string(5), "from_string", "text")
     fails(lambda: bx.held_out_forms("p0", 1), "held_out_forms", "forms")
     fails(lambda: dyck.is_member([True, False], 2), "is_member", "tokens")
+
+
+@FAST
+@given(ids=st.lists(st.one_of(st.floats(), st.integers(-10, -1), st.integers(3, 100), st.text(max_size=2)), min_size=1,
+                    max_size=3))
+def test_vocab_decode_refuses_non_ids(ids):
+    fails(lambda: Vocab(["a", "b", "c"]).decode(ids), "Vocab.decode", "ids")
+    assert Vocab(["a", "b", "c"]).decode(torch.tensor([2, 0])) == ["c", "a"]

@@ -71,6 +71,9 @@ class Vocab:
     def decode(self, ids) -> list[str]:
         if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
             raise ArgumentTypeError(f"Vocab.decode: ids must be a sequence of token ids, got {type(ids).__name__}")
+        ids = ids.tolist() if isinstance(ids, torch.Tensor) else ids
+        for i in ids:
+            validate.integer("Vocab.decode", "ids", i, 0, len(self.tokens) - 1)
         return [self.tokens[int(i)] for i in ids]
 
     def __repr__(self) -> str:
