@@ -318,3 +318,11 @@ def test_architecture_labels_and_stored_tables_refuse():
     fails(lambda: architecture("TF-(2,64)", 0, 2, 16), "architecture", "vocab_size")
     assert architecture("LSTM-(1,16)", 8, 2, 16).d_model == 16
     fails(lambda: analysis.best_table({"points": []}), "best_table", "result")
+
+
+def test_constructions_refuse_weights_that_would_not_fit():
+    task = VariableLengthIndexLookup(n_symbols=4, length=8, min_length=2)
+    fails(lambda: constructions.index_lookup(task, 10**6), "index_lookup", "would need")
+    fails(lambda: constructions.inequality(PairFunction(half_length=4, function="ineq"), 10**6), "inequality",
+          "would need")
+    fails(lambda: near_orthogonal.nearly_orthogonal(10**6, 10**5), "nearly_orthogonal", "would need")

@@ -167,6 +167,7 @@ def test_course_and_queue_refuse():
     fails(lambda: queue.run_queue(1.0, sweeps=[], per_sweep_s=0.0, log=lambda *_: None), "run_queue", "per_sweep_s")
     fails(lambda: queue.ordered_sweeps("chen2024"), "ordered_sweeps", "names")
     fails(lambda: queue.table(["x"]), "table", "outcomes")
+    fails(lambda: queue.status("chen2024.heads"), "status", "sweep")
     for argv in (["queue", "--budget", "nan"], ["queue", "--budget", "inf"], ["queue", "--budget", "10", "--per-sweep",
                                                                                  "nan"]):
         with pytest.raises(SystemExit):
@@ -220,3 +221,11 @@ def test_stored_result_summaries_refuse():
     from lib.papers.chen2024 import analysis
     fails(lambda: analysis.sgd_speeds({"grid": []}), "sgd_speeds", "sgd")
     fails(lambda: analysis.figure7_table(None), "figure7_table", "by_k")
+
+
+def test_sweep_results_refuse_unknown_names_and_scales():
+    from lib.papers.bhattamishra2024 import sweeps as bh_sweeps
+    from lib.papers.chen2024 import sweeps as chen_sweeps
+    for module in (bh_sweeps, chen_sweeps, course_sweeps):
+        fails(lambda: module.result("no such sweep"), "result", "name")
+        fails(lambda: module.result(next(iter(module.SWEEPS)), "huge"), "result", "scale")

@@ -73,6 +73,7 @@ def ordered_sweeps(names=None) -> list:
 
 def status(sweep) -> Outcome:
     """How far ``sweep``'s paper-scale file has got."""
+    validate.instance("status", "sweep", sweep, _results.Sweep)
     config, grid = sweep.define("paper")
     stored = _results.load(sweep.name, "paper")
     label = f"{sweep.paper}.{sweep.key}"

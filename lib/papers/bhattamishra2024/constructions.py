@@ -46,6 +46,12 @@ def index_lookup_config(task: VariableLengthIndexLookup, k: int) -> AttentionCon
                            readout="last", readout_bias=True)
 
 
+def _weights_memory(owner: str, n_numbers: int) -> None:
+    """Refuse, before any weight is written, float64 weight tables of about ``n_numbers`` numbers
+    beyond the memory cap (the model they are loaded into is checked by ``build_model``)."""
+    validate.memory(owner, f"the weight tables (about {n_numbers:.1e} float64 numbers)", 8.0 * n_numbers)
+
+
 def index_lookup(task: VariableLengthIndexLookup, k: int, threshold: float = 0.5, seed: int = 0,
                  dtype: torch.dtype = torch.float64) -> AttentionModel:
     """Theorem 1's transformer for ``task`` with ``k``-dimensional addresses whose off-diagonal
@@ -56,6 +62,7 @@ def index_lookup(task: VariableLengthIndexLookup, k: int, threshold: float = 0.5
     validate.real("index_lookup", "threshold", threshold, above=0.0, below=1.0)
     validate.seed("index_lookup", "seed", seed)
     validate.dtype("index_lookup", "dtype", dtype)
+    _weights_memory("index_lookup", (task.length + task.n_symbols + 2) * (2 * k + 64) + 2 * (2 * k + 64) * k)
     N, S = task.length, task.n_symbols
     rho = binary_codes(S)
     b = rho.shape[1]
@@ -166,6 +173,7 @@ def inequality(task: PairFunction, k: int, threshold: float = 0.5, seed: int = 0
     validate.real("inequality", "threshold", threshold, above=0.0, below=1.0)
     validate.seed("inequality", "seed", seed)
     validate.dtype("inequality", "dtype", dtype)
+    _weights_memory("inequality", (task.seq_len + 8) * (2 * k + 6) + 4 * (2 * k + 6) * (k + 1))
     if alice is not None:
         validate.integers("inequality", "alice", alice)
     N, h = task.seq_len, task.half_length
@@ -260,6 +268,7 @@ def sparse_threshold(n_bits: int, index_sets, g, b: int, k: int, threshold: floa
     validate.real("sparse_threshold", "threshold", threshold, above=0.0, below=1.0)
     validate.seed("sparse_threshold", "seed", seed)
     validate.dtype("sparse_threshold", "dtype", dtype)
+    _weights_memory("sparse_threshold", (n_bits + 4) * (3 * k + 7) + 8 * (3 * k + 7) * k)
     validate.array("sparse_threshold", "g", g)
     if isinstance(index_sets, (str, bytes)) or not hasattr(index_sets, "__iter__"):
         validate.fail("sparse_threshold", "index_sets", "a list of position tuples", index_sets,
@@ -392,6 +401,8 @@ def nearest_neighbour(task: NearestNeighbour, gamma: float, addresses: np.ndarra
     if T.shape[0] != L:
         raise ValueError(f"nearest_neighbour: need {L} addresses (one per position), got {T.shape[0]}")
     k = T.shape[1]
+    _d, _e = dim + 3 + 4 * k, dim + 1 + k
+    _weights_memory("nearest_neighbour", L * _d + 4 * _d * _e + 12 * _d * k)
     signs = 1.0 / math.sqrt(k)  # T = T_s / sqrt(k) for sign vectors
     eta1 = 5.0 / (4.0 * gamma) * math.log(18 * L)
     eta2 = 4.0 * math.log(18 * L)

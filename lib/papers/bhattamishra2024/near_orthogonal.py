@@ -46,7 +46,9 @@ def nearly_orthogonal(n: int, k: int, threshold: float = 0.5, seed: int = 0, tri
     """``n`` sign vectors in R^k whose off-diagonal inner products are all <= ``threshold``: the
     first of ``tries`` draws (seeds ``seed, seed + 1, ...``) that qualifies."""
     n = validate.integer("nearly_orthogonal", "n", n, minimum=1)
-    validate.integer("nearly_orthogonal", "k", k, minimum=1)
+    k = validate.integer("nearly_orthogonal", "k", k, minimum=1)
+    validate.memory("nearly_orthogonal", f"each draw (n x k = {n * k:.1e} numbers, twice, and n x n inner products)",
+                    16.0 * n * k + 8.0 * n * n)
     validate.real("nearly_orthogonal", "threshold", threshold, above=0.0, below=1.0)
     validate.seed("nearly_orthogonal", "seed", seed)
     validate.integer("nearly_orthogonal", "tries", tries, minimum=1, maximum=10_000)
@@ -90,8 +92,8 @@ def k_min(n: int, threshold: float, step: int = 4, draws: int = 2, seed: int = 0
     if max_k is None:
         max_k = max(k, 4 * lemma2_width(n, threshold))
     max_k = validate.integer("k_min", "max_k", max_k, minimum=k)
-    validate.memory("k_min", f"the largest draw of the scan (n x max_k = {n * max_k:.1e} numbers, twice)",
-                    16.0 * n * max_k)
+    validate.memory("k_min", f"the largest draw of the scan (n x max_k = {n * max_k:.1e} numbers, twice, and n x n "
+                    "inner products)", 16.0 * n * max_k + 8.0 * n * n)
     while not all(max_off_diagonal(sign_vectors(n, k, seed + 1000 * k + d)) <= threshold for d in range(draws)):
         k += step
         if k > max_k:

@@ -50,4 +50,7 @@ SWEEPS: dict[str, Sweep] = {
 
 def result(name: str, scale: str | None = None, *, device=None) -> Result:
     """Sweep ``name`` at ``scale`` (default: the current one), loaded or run (see :class:`Sweep`)."""
+    validate.choice("result", "name", name, tuple(SWEEPS))
+    if scale is not None:
+        validate.choice("result", "scale", scale, _scale.SCALES)
     return SWEEPS[name].result(scale, device=device)
