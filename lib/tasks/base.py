@@ -228,6 +228,7 @@ class Task(ABC):
 
     def check_memory(self, owner: str, n: int) -> None:
         """Refuse, before anything is allocated, drawing ``n`` examples beyond the memory cap."""
+        check_int(owner, "n", n, minimum=0)
         what, n_bytes = self.sample_memory(n)
         validate.memory(owner, what, n_bytes)
 
