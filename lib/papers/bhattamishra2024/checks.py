@@ -23,6 +23,17 @@ def _check(ref: str, label: str, statement: str, paper_value: str, ours: str, pa
                         ours=ours, passed=bool(passed), partly=bool(partly), **more)
 
 
+def _inputs(owner: str, *args) -> None:
+    """Each ``(name, value, kind)``: a non-empty DataFrame (``"T"``; a verdict on an empty table
+    would pass vacuously), a dict (``"D"``) or a stored :class:`lib.results.Result` (``"R"``)."""
+    from ...results import Result
+
+    for name, value, kind in args:
+        validate.instance(owner, name, value, {"T": pd.DataFrame, "D": dict, "R": Result}[kind])
+        if kind == "T" and value.empty:
+            validate.fail(owner, name, "a non-empty table (a check on no rows passes vacuously)", "an empty DataFrame")
+
+
 def _join(values, fmt: str = "{}") -> str:
     return ", ".join(fmt.format(v) for v in values)
 
@@ -76,6 +87,7 @@ def lemma_3(jl_map):
     """Lemma 3 (App. C.2, Johnson-Lindenstrauss with a sign matrix): every worst distortion is
     under eps(k) = sqrt(8 ln(2|Q|)/k) and the distortion falls as k grows. ``jl_map``:
     :func:`.analysis.jl_map_table`."""
+    _inputs("lemma_3", ("jl_map", jl_map, "T"))
     worst = jl_map["largest |<Ax,Ay> - <x,y>|"]
     return _check("Lemma 3", "sep-lemma2",
                   "a random ±1/sqrt(k) linear map preserves the inner products of |Q| unit vectors within ε "
@@ -90,6 +102,7 @@ def theorem_1(thm1):
     """Theorem 1 (Sec. 4, App. C.2): 100% on every worst-case input in float64, float32 and float16
     and on the random inputs, at least 3/4 of the attention on the target, and a width below N
     once N >= 1024. ``thm1``: :func:`.analysis.theorem_1_table`."""
+    _inputs("theorem_1", ("thm1", thm1, "T"))
     exact = thm1[[c for c in thm1.columns if c.startswith("worst cases") or c == "random inputs"]]
     largest = thm1.iloc[-1]
     passed = ((exact == 1.0).all().all() and (thm1["least weight on p"] >= 0.75).all()
@@ -105,6 +118,7 @@ def theorem_1(thm1):
 def theorem_6(thm6):
     """Theorem 6 (Sec. 5, App. F.2): no error on any string or sample (the one-flip pairs included)
     in float64, and 100% in float32. ``thm6``: :func:`.analysis.theorem_6_table`."""
+    _inputs("theorem_6", ("thm6", thm6, "T"))
     every = thm6[thm6["inputs"] == "all 2^N"].iloc[0]
     return _check("Theorem 6", "sep-thm6",
                   "a 2-layer transformer of width O(log N) computes equality of the two halves", "exact, width O(log N)",
@@ -117,6 +131,7 @@ def theorem_6(thm6):
 def theorem_13(thm13):
     """Theorem 13 (App. G): 100% for DISJ (g = AND) and INEQ (g = XOR) on every input set of
     :func:`.analysis.theorem_13_table`."""
+    _inputs("theorem_13", ("thm13", thm13, "T"))
     return _check("Theorem 13", "sep-thm13",
                   "a 2-layer transformer with k heads of width O(log N) computes any threshold of k-sparse features "
                   "(disjointness and equality among them)", "exact, width O(log N), k heads",
@@ -130,6 +145,7 @@ def theorem_7(exact_nn, sign):
     the paper's c1 = 10 errs at k = 256, c1 = 3 improves from the narrowest to the widest k and is
     no worse than c1 = 10 there, and is exact at k = 4096 when that width is tried. ``exact_nn``:
     :func:`.analysis.theorem_7_exact_table`; ``sign``: :func:`.analysis.theorem_7_sign_address_table`."""
+    _inputs("theorem_7", ("exact_nn", exact_nn, "T"), ("sign", sign, "T"))
     err = {(r["c1"], r["address width k"]): r["error rate"] for r in sign.to_dict("records")}
     ks = sorted({k for _, k in err})
     passed = ((exact_nn["errors"] == 0).all() and err[(10.0, 256)] > 0 and err[(3.0, ks[-1])] < err[(3.0, ks[0])]
@@ -149,6 +165,7 @@ def dyck_rnn(study):
     """Sec. 4.1 (the constant-size RNN the paper cites for Dyck-(2,2)): no error on every short
     string, 100% on the long ones in float64 and float32, 7 live states, and 2^(N-1) members for
     every even N <= 400. ``study``: :func:`.analysis.dyck_rnn_study`."""
+    _inputs("dyck_rnn", ("study", study, "D"))
     s = study
     passed = (s["errors"] == 0 and s["long accuracy"] == 1.0 and s["long accuracy float32"] == 1.0
               and s["live states"] == 7 and s["member counts 2^(N-1)"])
@@ -164,6 +181,7 @@ def theorem_2_dyck_rnn(split):
     """Theorem 2 (Sec. 4.1) with the Dyck RNN: Bob, starting from Alice's state, answers as the RNN
     does on every string, and at most 32 states (one-hot) are ever sent. ``split``:
     :func:`.analysis.dyck_split_protocol`."""
+    _inputs("theorem_2_dyck_rnn", ("split", split, "D"))
     return _check("Theorem 2 (the Dyck RNN as a protocol)", "sep-dyck-rnn",
                   "an RNN with an mp-bit state gives a one-way protocol of mp bits for any prefix/suffix split",
                   "exact protocol",
@@ -183,6 +201,7 @@ def theorem_4(study):
     """Theorem 4 (Sec. 4.2, App. D): the protocol's output equals the layer's exactly (difference
     0) for every partition, with exactly the formula's 3m(p + log N)H bits (plus the query), fewer
     than the input's. ``study``: :func:`.analysis.theorem_4_study`."""
+    _inputs("theorem_4", ("study", study, "D"))
     s = study
     return _check("Theorem 4", "sep-thm4",
                   "for any partition of the positions, a 1-layer H-head transformer is computed by a protocol "
@@ -202,6 +221,7 @@ def lemma_1(ranks):
     """Lemma 1 (Sec. 4.2, App. E): under the odd/even split the rank is 2^(N-1) with at most one
     member per row (a fooling set); under the prefix/suffix split the rank is at most 7 (the
     automaton's live states). ``ranks``: :func:`.analysis.dyck_rank_table`."""
+    _inputs("lemma_1", ("ranks", ranks, "T"))
     odd, prefix = ranks[ranks["split"] == "odd_even"], ranks[ranks["split"] == "prefix_suffix"]
     return _check("Lemma 1", "sep-lemma1",
                   "with odd/even positions split, Dyck-(2,2) membership needs >= N-1 bits (a fooling set of size 2^(N-1))",
@@ -211,6 +231,7 @@ def lemma_1(ranks):
 
 def theorem_5(ranks, study):
     """Theorem 5 (= Theorem 10): follows from Theorem 4 and Lemma 1; passes when both checks pass."""
+    _inputs("theorem_5", ("ranks", ranks, "T"), ("study", study, "D"))
     return _check("Theorem 5 (restated as Theorem 10)", "sep-lemma1",
                   "a 1-layer transformer recognizing Dyck-(2,2) has mH >= (N-1)/(3(p + log N))",
                   "follows from Theorem 4 and Lemma 1",
@@ -221,6 +242,7 @@ def theorem_5(ranks, study):
 def theorem_11(classes):
     """Theorem 11 and Lemma 4 (App. G): exactly 2^(N/2) Myhill-Nerode classes of INEQ after N/2 bits.
     ``classes``: :func:`.analysis.residual_table`."""
+    _inputs("theorem_11", ("classes", classes, "T"))
     return _check("Theorem 11 and Lemma 4", "sep-thm11",
                   "a recurrent model computing INEQ on {0,1}^N needs mp >= N/2 (an automaton needs 2^(N/2) states)",
                   "2^(N/2) states", f"exactly 2^(N/2) residual classes for N = {_join(classes['N'])}",
@@ -230,6 +252,7 @@ def theorem_11(classes):
 def theorem_12(ranks, study):
     """Theorem 12 (App. G): EQ's communication matrix has full rank 2^(N/2) (Fact 2) and Theorem 4's
     protocol is exact. ``ranks``: :func:`.analysis.equality_rank_table`."""
+    _inputs("theorem_12", ("ranks", ranks, "T"), ("study", study, "D"))
     return _check("Theorem 12", "sep-thm12", "a 1-layer transformer computing EQ on {0,1}^N has mpH = Ω(N)",
                   "Theorem 4 + Fact 2 (EQ needs N/2 bits)",
                   f"EQ's matrix has rank 2^(N/2) (DISJ's {_join(ranks['DISJ rank'])}, 2^(N/2) - 1: the empty set's row "
@@ -240,6 +263,7 @@ def theorem_12(ranks, study):
 def lemma_5(partitions):
     """Lemma 5 and Corollary 13.1 (App. G): for each random balanced partition, Theorem 6's model with
     that pairing is right on every input. ``partitions``: :func:`.analysis.partition_table`."""
+    _inputs("lemma_5", ("partitions", partitions, "T"))
     return _check("Lemma 5 and Corollary 13.1", "sep-thm12",
                   "for every balanced partition a 2-layer log-width transformer computes a function needing N/2 bits "
                   "across it, so no Theorem-4-style protocol exists for 2 layers", "exists for every partition",
@@ -254,6 +278,7 @@ def theorem_3(protocol, linear):
     reaches 100% takes all 2^N values, and linear recurrences leave error exactly (N - rank)/(4N),
     zero iff m >= N; the full state must also reach 95% (else the claim holds only in part).
     ``linear``: :func:`.analysis.linear_state_table`."""
+    _inputs("theorem_3", ("protocol", protocol, "R"), ("linear", linear, "T"))
     full, short = protocol_tables(protocol)
     n_bits, arch = protocol.config["length"], protocol.config["arch"]
     exact_state = full[full["bits_per_number"].isna()].iloc[0]
@@ -276,6 +301,7 @@ def theorem_8(reductions):
     """Theorem 8 and Proposition 9 (Sec. 5, App. F.4): run with Theorem 7's transformer as the
     solver, Bob recovers every bit of every Alice input and answers DISJ on every pair.
     ``reductions``: :func:`.analysis.reduction_table`."""
+    _inputs("theorem_8", ("reductions", reductions, "T"))
     small, large = reductions.iloc[0], reductions.iloc[1]
     return _check("Theorem 8 and Proposition 9", "sep-thm8",
                   "a recurrent model doing nearest neighbour (or associative recall) at length N needs m >= N/(2p) "
@@ -294,6 +320,7 @@ def figure_2ab(idx, idx_ssm):
     transformer loses at most 0.1 from the shortest length while every recurrent model is better by
     more than 0.3 at the shortest length than at its longest. The separation alone is the partial
     form. Accuracies at each model's best learning rate (mean over seeds)."""
+    _inputs("figure_2ab", ("idx", idx, "R"), ("idx_ssm", idx_ssm, "R"))
     table = pd.concat([best_table(idx), best_table(idx_ssm)], ignore_index=True)
     by_model = table.pivot(index="N", columns="model", values="accuracy at length N")
     archs = idx.config["archs"] + idx_ssm.config["archs"]
@@ -320,6 +347,7 @@ def figure_2ab(idx, idx_ssm):
 def figure_2c(dyck):
     """Figure 2c (Sec. 6): at the longest length the LSTM reaches >= 0.95 and the 1-layer transformer
     trails it by >= 0.2 (the partial form), and the 2-layer transformer reaches >= 0.95."""
+    _inputs("figure_2c", ("dyck", dyck, "R"))
     final = best_table(dyck).set_index(["model", "N"])["accuracy at length N"]
     archs, n_long = dyck.config["archs"], max(dyck.config["lengths"])
     tf1 = next(a for a in archs if a.startswith("TF-(1"))
@@ -341,6 +369,7 @@ def figure_4(eq):
     the LSTM by > 0.1; every model reaches >= 0.9 on Eq-one at every length; on Eq-ncp the
     transformer reaches >= 0.9 and beats the LSTM by > 0.2. The partial form: on Eq-ncp the
     transformer beats the LSTM by > 0.2 at every length."""
+    _inputs("figure_4", ("eq", eq, "R"))
     final = equality_table(eq).set_index(["variant", "model", "N"])["accuracy at length N"]
     c = eq.config
     n_long, variants, archs = max(c["lengths"]), c["variants"], c["archs"]
