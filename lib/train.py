@@ -410,7 +410,13 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
         return factories[k](seeds[k])
 
     device = torch.device(device) if device is not None else torch.device("cpu")
-    models = [factory(k) for k in range(K)]
+    first = factory(0)
+    n_params = sum(p.numel() for p in first.parameters())
+    size = torch.empty((), dtype=dtype).element_size() if dtype is not None else \
+        max((p.element_size() for p in first.parameters()), default=4)
+    validate.memory("train", f"the weights, gradients and two Adam moments of {K} members (4 x {K} x {n_params:.1e} "
+                    "numbers)", 4 * K * n_params * size)
+    models = [first] + [factory(k) for k in range(1, K)]
     if dtype is not None:
         models = [m.to(dtype) for m in models]
     models = [m.to(device) for m in models]

@@ -279,11 +279,23 @@ def test_huge_ssm_model_is_refused_before_allocating():
 def test_memory_cap_counts_dtype_and_can_be_raised():
     config = AttentionConfig(d_model=64, n_out=4, vocab_size=10, max_len=10)  # about 20k parameters
     build_model(config)  # the count is cached now; the cap is still checked on every call
-    with validate.memory_cap(0.0003):  # 315 kB: float32 fits (4 x 20k x 4 bytes), float64 does not
+    with validate.memory_cap(0.0001):  # 105 kB: float32 fits (20k x 4 bytes), float64 does not
         build_model(config)
         fails(lambda: build_model(config, dtype=torch.float64), "build_model", "memory cap")
-    with validate.memory_cap(0.0001):
+    with validate.memory_cap(0.00005):
         fails(lambda: build_model(config), "build_model", "memory cap")
+
+
+def test_training_checks_the_memory_of_weights_gradients_and_adam_for_every_member():
+    from lib.tasks import IndexLookup
+    from lib.train import TrainConfig, train
+
+    task = IndexLookup(n_symbols=4, length=5)
+    config = AttentionConfig(d_model=64, n_out=4, vocab_size=len(task.vocab), max_len=task.seq_len)
+    with validate.memory_cap(0.001):  # 1 MB: one member's weights fit, 4 x 8 x 20k x 4 bytes do not
+        build_model(config)
+        fails(lambda: train(config, list(range(8)), TrainConfig(steps=1, batch_size=4), task, progress=False),
+              "train", "8 members", "memory cap")
 
 
 def test_predict_refuses_logits_beyond_the_cap():

@@ -174,10 +174,11 @@ def check_seed(owner: str, seed) -> None:
         validate.seed(owner, "seed", seed)
 
 
-def parameter_memory(owner: str, config, dtype: torch.dtype | None = None) -> int:
-    """Refuse (:func:`lib.validate.memory`) a model too big to train, before anything is allocated:
+def parameter_memory(owner: str, config, dtype: torch.dtype | None = None, copies: int = 1) -> int:
+    """Refuse (:func:`lib.validate.memory`) a model too big to hold, before anything is allocated:
     the model is built on the ``meta`` device (shapes only, no storage, the global RNG untouched)
-    and its parameters count 4 times (weights, gradients, two Adam moments), its buffers once, at
+    and its parameters count ``copies`` times (1 to build it; :func:`lib.train.train` checks the
+    weights, gradients and two Adam moments of every member itself), its buffers once, at
     ``dtype``'s size (the default: the size the model is built with). Returns the bytes needed."""
     if not isinstance(config, Config) or getattr(config, "model_class", None) is None:
         raise validate.ArgumentTypeError(f"{owner}: config must be a model family's config (lib.models.AttentionConfig, "
@@ -197,9 +198,10 @@ def parameter_memory(owner: str, config, dtype: torch.dtype | None = None) -> in
             _COUNTS[key] = counted
     family, n_params, n_buffers, size = counted
     per = torch.empty((), dtype=dtype).element_size() if dtype is not None else size
-    n_bytes = (4 * n_params + n_buffers) * per
-    validate.memory(owner, f"the parameters, gradients and Adam moments of the {family} "
-                    f"(4 x {n_params:.1e} numbers, plus {n_buffers:.1e} in buffers)", n_bytes)
+    n_bytes = (copies * n_params + n_buffers) * per
+    what = f"the parameters of the {family} ({n_params:.1e} numbers" if copies == 1 else \
+        f"{copies} copies of the parameters of the {family} ({copies} x {n_params:.1e} numbers"
+    validate.memory(owner, f"{what}, plus {n_buffers:.1e} in buffers)", n_bytes)
     return n_bytes
 
 
@@ -223,9 +225,9 @@ def _count(config) -> tuple[str, int, int, int]:
 
 def build_model(config, seed: int = 0, device=None, dtype: torch.dtype | None = None) -> Model:
     """Build and initialise the model of ``config``'s family (its ``model_class``)
-    deterministically from ``seed``; optionally move and cast it. A model whose parameters,
-    gradients and Adam moments would not fit under the memory cap (:func:`lib.validate.memory`)
-    is refused before anything is allocated."""
+    deterministically from ``seed``; optionally move and cast it. A model whose parameters would
+    not fit under the memory cap (:func:`lib.validate.memory`) is refused before anything is
+    allocated (:func:`lib.train.train` checks what training adds: gradients and Adam moments)."""
     family = getattr(config, "model_class", None)
     if family is None:
         raise ValueError(f"build_model: no model family for a {type(config).__name__}; give a family's config "
