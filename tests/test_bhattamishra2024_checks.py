@@ -35,7 +35,8 @@ def test_training_chapter():
 def test_lower_bounds_chapter():
     thm4 = analysis.theorem_4_study(n=64, d=16, m=8, heads=2, p=48, trials=20)
     ranks = analysis.dyck_rank_table(pick([4, 6], [4, 6, 8], [4, 6, 8]))
-    found = [checks.theorem_4(thm4), checks.lemma_1(ranks), checks.theorem_5(ranks, thm4),
+    found = [checks.theorem_4(thm4, analysis.theorem_4_size_table(trials=5)), checks.lemma_1(ranks),
+             checks.theorem_5(ranks, thm4),
              checks.theorem_11(analysis.residual_table(pick([4, 8], [4, 8, 12], [4, 8, 12]))),
              checks.theorem_12(analysis.equality_rank_table((4, 6, 8, 10)), thm4),
              checks.lemma_5(analysis.partition_table(trials=pick(2, 5, 5), n=12, k=48)),

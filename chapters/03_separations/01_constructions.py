@@ -25,9 +25,9 @@
 # | task | 1-layer transformer | 2-layer transformer | recurrent model (any RNN, SSM, linear attention) |
 # |---|---|---|---|
 # | index lookup | width $O(\log N)$ (Thm 1) | | state $\ge N/p$ numbers (Thm 3) |
-# | bounded Dyck, Dyck-(2,2) | $mH \ge (N-1)/(3(p+\log N))$ (Thm 5) | | constant size |
+# | bounded Dyck, Dyck-(2,2) | $mH = \Omega(N/(p+\log N))$ (Thm 5; erratum: {ref}`sep-thm4`) | | constant size |
 # | equality, disjointness | $\Omega(N)$ (Thm 12) | width $O(\log N)$ (Thms 6, 13) | $\Omega(N)$ (Thm 11) |
-# | nearest neighbour, MQAR | | width $O(\log N)$ (Thm 7) | $\ge N/(2p)$ (Thm 8) |
+# | nearest neighbour, MQAR | | width $O(\log N / \gamma^2)$ at margin $\gamma$ (Thm 7) | $\ge N/(2p)$ (Thm 8) |
 #
 # Here $p$ is the number of bits per number, $m$ the width and $H$ the number of heads. The
 # constructions rest on $N$ *nearly orthogonal* vectors in $O(\log N)$ dimensions, used as

@@ -219,46 +219,80 @@ def dyck_rnn_study(max_length: int, n_long: int) -> dict:
 def dyck_split_protocol(n_strings: int, length: int = 40, cut: int = 17) -> dict:
     """Theorem 2's protocol run by the Dyck RNN: Alice runs the first ``cut`` symbols and sends the
     state; Bob starts from it on the rest. How often Bob's answer equals the RNN's on the whole
-    string, and how many distinct states were sent."""
+    string, how many distinct states were sent and how many of the messages have exactly one
+    nonzero unit, how many automaton states (Dyck-(2,2)'s stacks, or dead) the same prefixes
+    reach, and how many distinct (automaton state, message) pairs occur (as many as messages iff
+    each message determines the automaton's state)."""
     validate.integer("dyck_split_protocol", "n_strings", n_strings, minimum=1, maximum=validate.MAX_COUNT)
     length = validate.integer("dyck_split_protocol", "length", length, minimum=2, maximum=validate.MAX_COUNT)
     validate.integer("dyck_split_protocol", "cut", cut, minimum=1, maximum=length - 1)
     rnn = dyck_rnn()
     batch = BoundedDyck(length=length).sample(n_strings, seed=3)
-    agree, sent = 0, set()
+    delta = dfa(2, 2)[1]
+    agree, one_hot, sent, pairs, reached = 0, 0, set(), set(), set()
     for row in batch.x:
         cache = {}
         rnn(row[None, :cut], cache=cache)
         message = cache["layers.0.states"][0, -1]  # Alice's whole message: the state after her prefix
         sent.add(tuple(message.tolist()))
+        one_hot += int((message != 0).sum()) == 1
+        state = ()  # the automaton run on the same prefix (None: dead)
+        for token in row[:cut].tolist():
+            state = delta[(state, token)] if state is not None else None
+        reached.add(state)
+        pairs.add((state, tuple(message.tolist())))
         bob = dyck_rnn()
         bob.set_weights({"layers.0.b_h0": message})  # Bob starts from Alice's state
         agree += int(predict(bob, row[None, cut:]).argmax(-1) == predict(rnn, row[None]).argmax(-1))
     return {"length": length, "cut": cut, "strings": len(batch), "agree": agree, "states sent": len(sent),
-            "units": rnn.config.d_model}
+            "one-hot messages": one_hot, "automaton states reached": len(reached), "state-message pairs": len(pairs),
+            "live states": len(dfa(2, 2)[0]), "units": rnn.config.d_model}
 
 
 # ----------------------------------------------------------------------------- lower bounds
 def theorem_4_study(n: int = 64, d: int = 16, m: int = 8, heads: int = 2, p: int = 48, trials: int = 20) -> dict:
-    """Theorem 4's protocol on a random ``heads``-head layer in fixed point (2^-24), for
+    """Theorem 4's protocol on a random ``heads``-head layer in fixed point (2^-(p - 24)), for
     ``trials`` random partitions: the largest difference from the layer computed in one place,
-    the bits exchanged, the formula's count and the size of the input in bits."""
+    the bits exchanged (counted from the messages sent), whether every message fits the width it
+    declares, the step-by-step count :func:`.lower_bounds.protocol_bits`, the paper's count
+    3m(p + log N)H and the size of the input in bits."""
     validate.integer("theorem_4_study", "n", n, minimum=3, maximum=validate.MAX_COUNT)  # Alice holds 1 to n-2 others
-    for name, value in (("d", d), ("m", m), ("heads", heads), ("p", p), ("trials", trials)):
+    for name, value in (("d", d), ("m", m), ("heads", heads), ("trials", trials)):
         validate.integer("theorem_4_study", name, value, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("theorem_4_study", "p", p, minimum=25, maximum=64)  # p = fraction bits + 24 integer bits
+    frac = p - 24
     layer_heads = lower_bounds.attention_heads(lower_bounds.random_attention(d=d, m=m, heads=heads, seed=0))
     rng = np.random.default_rng(0)
-    X = lower_bounds.fixed_point(rng.standard_normal((n, d)), 24)
-    direct = lower_bounds.one_layer_direct(X, layer_heads)
-    gaps, bits = [], set()
+    X = lower_bounds.fixed_point(rng.standard_normal((n, d)), frac)
+    direct = lower_bounds.one_layer_direct(X, layer_heads, frac)
+    gaps, bits, fits = [], set(), True
     for _ in range(trials):
         alice = sorted(set(rng.choice(n - 1, int(rng.integers(1, n - 1)), replace=False).tolist()) | {n - 1})
-        out, sent = lower_bounds.one_layer_protocol(X, layer_heads, alice)
+        out, sent, messages = lower_bounds.one_layer_protocol(X, layer_heads, alice, frac, transcript=True)
         gaps.append(float(np.abs(out - direct).max()))
         bits.add(sent)
+        fits &= all(lower_bounds.message_fits(msg, width, frac, extra_frac=frac if step.startswith("4") else 0)
+                    for step, _, msg, width in messages)
     return {"N": n, "d": d, "m": m, "H": heads, "p": p, "partitions": trials, "largest difference": max(gaps),
-            "bits exchanged": sorted(bits), "formula": lower_bounds.protocol_bits(d, m, heads, n, p),
-            "input bits": n * d * p}
+            "bits exchanged": sorted(bits), "messages fit": fits, "formula": lower_bounds.protocol_bits(d, m, heads, n, p),
+            "paper's 3m(p + log N)H": lower_bounds.paper_protocol_bits(m, heads, n, p), "input bits": n * d * p}
+
+
+def theorem_4_size_table(sizes=((16, 4, 4, 1, 32), (64, 16, 8, 2, 48), (64, 8, 8, 1, 40), (256, 16, 16, 4, 48)),
+                         trials: int = 5) -> pd.DataFrame:
+    """:func:`theorem_4_study` at several sizes ``(N, d, m, H, p)``, ``trials`` partitions each: one
+    row per size with the bits counted from the messages, the step-by-step count, the paper's
+    3m(p + log N)H and, where d = m (the paper's width), the bound (5m + 4)H(p + log2 N)."""
+    validate.integer("theorem_4_size_table", "trials", trials, minimum=1, maximum=validate.MAX_COUNT)
+    rows = []
+    for n, d, m, heads, p in sizes:
+        s = theorem_4_study(n=n, d=d, m=m, heads=heads, p=p, trials=trials)
+        rows.append({"N": n, "d": d, "m": m, "H": heads, "p": p, "largest difference": s["largest difference"],
+                     "messages fit": s["messages fit"], "bits sent (max)": max(s["bits exchanged"]),
+                     "bits sent (min)": min(s["bits exchanged"]), "dp + H(4(m+1)p + 2⌈log N⌉)": s["formula"],
+                     "(5m+4)H(p + log N)": (5 * m + 4) * heads * (p + np.log2(n)) if d == m else np.nan,
+                     "paper 3m(p + log N)H": s["paper's 3m(p + log N)H"]})
+    return pd.DataFrame(rows)
 
 
 def dyck_rank_table(ns) -> pd.DataFrame:
@@ -285,14 +319,16 @@ def residual_table(ns) -> pd.DataFrame:
 
 
 def equality_rank_table(ns=(4, 6, 8, 10)) -> pd.DataFrame:
-    """Facts 1-2: the ranks of EQ's and DISJ's communication matrices over the two halves."""
+    """Facts 1-2: the ranks of EQ's and DISJ's communication matrices over the two halves, each
+    entry the function evaluated on the whole input (EQ = 1 - :func:`.lower_bounds.inequality` of
+    Alice's half followed by Bob's; "the halves intersect" for DISJ), not built as a known matrix."""
     for i, n in enumerate(_counts("equality_rank_table", "ns", ns, minimum=2)):
         if n % 2 or n > 24:
             validate.fail("equality_rank_table", f"ns[{i}]", "even and at most 24 (2^(N/2) x 2^(N/2) matrices)", n)
     rows = []
     for n in ns:
         half = list(itertools.product((0, 1), repeat=n // 2))
-        eq = np.array([[int(a == b) for b in half] for a in half])
+        eq = np.array([[1 - lower_bounds.inequality(a + b) for b in half] for a in half])
         disj = np.array([[int(any(u and v for u, v in zip(a, b))) for b in half] for a in half])
         rows.append({"N": n, "EQ rank": int(np.linalg.matrix_rank(eq)), "DISJ rank": int(np.linalg.matrix_rank(disj)),
                      "2^(N/2)": 2 ** (n // 2)})

@@ -8,7 +8,9 @@ exactly, on instances small enough to enumerate:
 * :func:`one_layer_protocol` (Theorem 4, App. D): Alice and Bob hold any partition of the
   positions; exchanging the query, the local maxima, the local softmax sums and the local
   weighted value sums, they compute a one-layer multi-head softmax attention output *exactly*,
-  with ``d p + H (2p + 2(p + log N) + 2 m 2p)`` bits (:func:`protocol_bits`);
+  with ``d p + H (2p + 2(p + log N) + 2 m 2p)`` bits (:func:`protocol_bits`), counted from the
+  messages sent; the paper's total ``3m(p + log N)H`` is below its own step 4 (an erratum,
+  :func:`paper_protocol_bits`);
 * :func:`dyck_communication_matrix` (Lemma 1): ``M[a, b] = 1[interleave(a, b) in Dyck-(2,2)]``
   for Alice's odd and Bob's even positions (or a prefix/suffix split); its rank is a lower bound
   on the deterministic communication (log-rank), and under the odd/even split each row has at
@@ -100,11 +102,14 @@ def one_layer_direct(X: np.ndarray, heads, frac_bits: int = 24) -> np.ndarray:
     return np.concatenate(out)
 
 
-def one_layer_protocol(X: np.ndarray, heads, alice, frac_bits: int = 24) -> tuple[np.ndarray, int]:
+def one_layer_protocol(X: np.ndarray, heads, alice, frac_bits: int = 24, transcript: bool = False):
     """Theorem 4's protocol. Alice holds the rows ``alice`` (which must include the last, the
     query), Bob the rest. Returns every head's output at the last position as Bob computes it,
-    and the bits exchanged (each number ``frac_bits`` + 24 integer bits = p bits; a sum of N
-    exponentials needs log N more)."""
+    and the bits exchanged, counted from the messages actually sent: each message is an array of
+    numbers with a declared width (``p = frac_bits + 24`` bits for a fixed-point number, ``p +
+    ceil(log2 N)`` for a sum of N exponentials, ``2p`` for a weighted value sum), and the count is
+    the sum over messages of (numbers sent) x (width). With ``transcript=True`` also returns the
+    messages, as ``(step, sender, array, width)`` tuples (see :func:`message_fits`)."""
     _inputs("one_layer_protocol", X, heads)
     frac_bits = validate.integer("one_layer_protocol", "frac_bits", frac_bits, minimum=1, maximum=40)
     if isinstance(alice, (set, frozenset)):
@@ -119,29 +124,57 @@ def one_layer_protocol(X: np.ndarray, heads, alice, frac_bits: int = 24) -> tupl
         raise ValueError("one_layer_protocol: Alice must hold the last position (the query)")
     bob = [i for i in range(N) if i not in alice]
     p = frac_bits + 24
-    bits = d * p  # Alice sends the query token
+    sides = ("Alice", "Bob")
+    messages = [("1 query token", "Alice", np.asarray(X[-1], dtype=np.float64), p)]
     out = []
     for W_Q, W_K, W_V in zip(*heads):
         query = q(X[-1] @ W_Q)
         local = [q(q(X[side] @ W_K) @ query) for side in (alice, bob)]
-        top = max(part.max() for part in local if part.size)
-        bits += 2 * p  # the two local maxima
+        maxima = [part.max() if part.size else -np.inf for part in local]
+        messages += [("2 local maximum", who, np.array([mx]), p) for who, mx, part in zip(sides, maxima, local)
+                     if part.size]
+        top = max(maxima)
         exps = [q(np.exp(part - top)) for part in local]
-        total = sum(e.sum() for e in exps)
-        bits += 2 * (p + math.ceil(math.log2(N)))  # the two local sums of exponentials
+        sums = [e.sum() for e in exps]
+        messages += [("3 local sum of exponentials", who, np.array([z]), p + math.ceil(math.log2(N)))
+                     for who, z in zip(sides, sums)]
+        total = sums[0] + sums[1]
         values = [q(X[side] @ W_V) for side in (alice, bob)]
         partial = [q(e / total) @ v for e, v in zip(exps, values)]
-        bits += 2 * W_V.shape[1] * 2 * p  # the two weighted value sums, 2p bits a coordinate
+        messages += [("4 weighted value sum", who, u, 2 * p) for who, u in zip(sides, partial)]
         out.append(q(partial[0] + partial[1]))
-    return np.concatenate(out), bits
+    bits = sum(int(np.asarray(msg).size) * width for _, _, msg, width in messages)
+    return (np.concatenate(out), bits, messages) if transcript else (np.concatenate(out), bits)
+
+
+def message_fits(value, width: int, frac_bits: int = 24, extra_frac: int = 0) -> bool:
+    """Whether every number of ``value`` is exactly a signed fixed-point number of ``width`` bits
+    with ``frac_bits + extra_frac`` fractional bits (a sign bit, the integer bits, the fraction):
+    the width a protocol message declares is then enough to send it exactly."""
+    validate.integer("message_fits", "width", width, minimum=2)
+    f = frac_bits + extra_frac
+    scaled = np.asarray(value, dtype=np.float64) * 2.0**f
+    return bool(np.all(scaled == np.round(scaled)) and np.all(np.abs(scaled) < 2.0 ** (width - 1)))
 
 
 def protocol_bits(d: int, m: int, heads: int, n: int, p: int) -> int:
-    """The bits :func:`one_layer_protocol` sends: ``d p + H (2p + 2(p + ceil(log2 N)) + 4 m p)``,
-    within Theorem 4's ``O(m H (p + log N))`` (plus the query)."""
+    """The bits :func:`one_layer_protocol` sends, derived step by step from App. D: the query
+    (``d p``), then for each head the two local maxima (``2p``), the two local sums of
+    exponentials (``2(p + ceil(log2 N))``) and the two weighted value sums of m numbers at 2p bits
+    (``4 m p``): ``d p + H (4(m + 1) p + 2 ceil(log2 N))``. With the paper's ``d = m`` this is at
+    most ``(5m + 4) H (p + log N)``: step 4 alone is 4mp, more than the paper's total
+    ``3m(p + log N)H`` (:func:`paper_protocol_bits`) once p >= 3 log N (an erratum)."""
     for name, value in (("d", d), ("m", m), ("heads", heads), ("n", n), ("p", p)):
         validate.integer("protocol_bits", name, value, minimum=1)
-    return d * p + heads * (2 * p + 2 * (p + math.ceil(math.log2(n))) + 4 * m * p)
+    return d * p + heads * (4 * (m + 1) * p + 2 * math.ceil(math.log2(n)))
+
+
+def paper_protocol_bits(m: int, heads: int, n: int, p: int) -> float:
+    """The paper's count for Theorem 4 (App. D), ``3 m (p + log2 N) H``: below what its own four
+    steps send (step 4 alone is 4mp bits)."""
+    for name, value in (("m", m), ("heads", heads), ("n", n), ("p", p)):
+        validate.integer("paper_protocol_bits", name, value, minimum=1)
+    return 3 * m * (p + math.log2(n)) * heads
 
 
 # ----------------------------------------------------------------------------- Dyck, Lemma 1
@@ -239,8 +272,12 @@ def index_accuracy_bound(bits: float, n: int) -> float:
 def implied_width(bound: str, n: int, p: int, heads: int = 1) -> float:
     """The smallest width a lower bound allows at length ``n`` and ``p`` bits per number:
     ``"rnn_index"`` m >= N/p (Theorem 3), ``"rnn_equality"`` m >= N/(2p) (Theorem 11),
-    ``"tf1_dyck"`` m >= (N - 1) / (3 H (p + log2 N)) (Theorem 5)."""
-    validate.choice("implied_width", "bound", bound, ("rnn_index", "rnn_equality", "tf1_dyck"))
+    ``"tf1_dyck"`` Theorem 5 with the protocol's true count (:func:`protocol_bits` with ``d = m``
+    and log2 N for ceil(log2 N)): ``m p + H(4(m + 1) p + 2 log2 N) >= N - 1``, i.e.
+    ``m >= (N - 1 - H(4p + 2 log2 N)) / (p (1 + 4H))`` (0 where that is negative), and
+    ``"tf1_dyck_paper"`` the paper's ``m >= (N - 1) / (3 H (p + log2 N))`` (from its erratum
+    count :func:`paper_protocol_bits`)."""
+    validate.choice("implied_width", "bound", bound, ("rnn_index", "rnn_equality", "tf1_dyck", "tf1_dyck_paper"))
     validate.real("implied_width", "n", n, minimum=1.0)
     validate.real("implied_width", "p", p, above=0.0)
     validate.integer("implied_width", "heads", heads, minimum=1)
@@ -248,6 +285,8 @@ def implied_width(bound: str, n: int, p: int, heads: int = 1) -> float:
         return n / p
     if bound == "rnn_equality":
         return n / (2 * p)
+    if bound == "tf1_dyck":
+        return max(0.0, (n - 1 - heads * (4 * p + 2 * math.log2(n))) / (p * (1 + 4 * heads)))
     return (n - 1) / (3 * heads * (p + math.log2(n)))
 
 

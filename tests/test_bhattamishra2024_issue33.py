@@ -1,0 +1,70 @@
+"""The checks issue 33 changed for Bhattamishra et al. (2024) can fail: each is run on the book's
+own computation and on doctored input that must change its verdict."""
+
+import numpy as np
+import pandas as pd
+
+from lib.papers.bhattamishra2024 import analysis, checks, lower_bounds
+
+
+def _study():
+    return analysis.theorem_4_study(n=32, d=8, m=8, heads=2, p=40, trials=4)
+
+
+def _sizes():
+    return analysis.theorem_4_size_table(sizes=((16, 4, 4, 1, 32), (32, 8, 8, 2, 40)), trials=3)
+
+
+def test_theorem_4_counts_the_messages_and_records_the_papers_constant_as_an_erratum():
+    study, sizes = _study(), _sizes()
+    # the bits counted from the messages equal the step-by-step count, and exceed the paper's 3m(p + log N)H
+    assert study["bits exchanged"] == [lower_bounds.protocol_bits(8, 8, 2, 32, 40)] == [8 * 40 + 2 * (4 * 9 * 40 + 10)]
+    assert study["messages fit"] and max(study["bits exchanged"]) > study[checks.PAPER_BITS]
+    c = checks.theorem_4(study, sizes)
+    assert c.verdict == "partly" and "erratum" in c.note
+    # a protocol that sent more than the count (or a message that does not fit its width) fails outright
+    assert checks.theorem_4({**study, "bits exchanged": [study["formula"] + 1]}, sizes).verdict == "not reproduced"
+    assert checks.theorem_4({**study, "messages fit": False}, sizes).verdict == "not reproduced"
+    bad = sizes.copy()
+    bad.loc[0, "bits sent (max)"] += 48
+    assert checks.theorem_4(study, bad).verdict == "not reproduced"
+    # the paper's constant, were it right, would pass
+    big = sizes.assign(**{"paper 3m(p + log N)H": 1e9})
+    assert checks.theorem_4({**study, checks.PAPER_BITS: 1e9}, big).passed
+    assert checks.theorem_5(analysis.dyck_rank_table([4, 6]), study).verdict == "partly"
+
+
+def test_protocol_transcript_is_what_is_counted():
+    heads = lower_bounds.attention_heads(lower_bounds.random_attention(6, 3, 2, seed=2))
+    X = lower_bounds.fixed_point(np.random.default_rng(2).standard_normal((10, 6)), 24)
+    out, bits, messages = lower_bounds.one_layer_protocol(X, heads, [2, 5, 9], transcript=True)
+    assert bits == sum(np.asarray(msg).size * width for _, _, msg, width in messages)
+    assert {step for step, *_ in messages} == {"1 query token", "2 local maximum", "3 local sum of exponentials",
+                                               "4 weighted value sum"}
+    assert not lower_bounds.message_fits(np.array([1 / 3]), 48, 24)  # off the grid
+    assert not lower_bounds.message_fits(np.array([2.0**30]), 48, 24)  # too large for 48 bits
+    assert lower_bounds.message_fits(np.array([0.5, -3.25]), 48, 24)
+    # the corrected implied width is below the paper's (its constant undercounts the bits) and grows linearly
+    assert lower_bounds.implied_width("tf1_dyck", 10**5, 64) < lower_bounds.implied_width("tf1_dyck_paper", 10**5, 64)
+    assert lower_bounds.implied_width("tf1_dyck", 2 * 10**5, 64) > 1.9 * lower_bounds.implied_width("tf1_dyck", 10**5, 64)
+
+
+def test_equality_rank_is_computed_from_the_function(monkeypatch):
+    ranks = analysis.equality_rank_table((4, 6))
+    assert (ranks["EQ rank"] == ranks["2^(N/2)"]).all()
+    study = _study()
+    assert checks.theorem_12(ranks, study).passed
+    # a wrong equality function (ignoring the last bit) gives a rank-deficient matrix and fails the check
+    monkeypatch.setattr(lower_bounds, "inequality", lambda x: int(tuple(x[:len(x) // 2 - 1])
+                                                                   != tuple(x[len(x) // 2:-1])))
+    wrong = analysis.equality_rank_table((4, 6))
+    assert (wrong["EQ rank"] < wrong["2^(N/2)"]).all() and not checks.theorem_12(wrong, study).passed
+
+
+def test_dyck_split_messages_are_counted_against_the_automaton():
+    split = analysis.dyck_split_protocol(n_strings=30)
+    assert split["automaton states reached"] <= split["live states"] + 1 and checks.theorem_2_dyck_rnn(split).passed
+    # a message shared by two automaton states, or a message that is not one-hot, fails
+    assert not checks.theorem_2_dyck_rnn({**split, "state-message pairs": split["states sent"] + 1}).passed
+    assert not checks.theorem_2_dyck_rnn({**split, "one-hot messages": split["strings"] - 1}).passed
+    assert isinstance(analysis.equality_rank_table((4,)), pd.DataFrame)
