@@ -441,3 +441,12 @@ def test_small_helpers_check_their_arguments():
 def test_vocab_decode_refuses_non_ids(ids):
     fails(lambda: Vocab(["a", "b", "c"]).decode(ids), "Vocab.decode", "ids")
     assert Vocab(["a", "b", "c"]).decode(torch.tensor([2, 0])) == ["c", "a"]
+
+
+def test_vocab_decode_takes_integer_tensor_elements_but_not_float_ones():
+    from lib.tasks.base import Vocab
+
+    vocab = Vocab(["a", "b"])
+    assert vocab.decode([torch.tensor(1), 0]) == ["b", "a"] and vocab.decode(torch.tensor([0, 1])) == ["a", "b"]
+    with pytest.raises(ValueError, match="Vocab.decode: ids"):
+        vocab.decode([torch.tensor(1.0)])

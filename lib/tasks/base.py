@@ -71,7 +71,8 @@ class Vocab:
     def decode(self, ids) -> list[str]:
         if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
             raise ArgumentTypeError(f"Vocab.decode: ids must be a sequence of token ids, got {type(ids).__name__}")
-        ids = ids.tolist() if isinstance(ids, torch.Tensor) else ids
+        ids = ids.tolist() if isinstance(ids, torch.Tensor) else \
+            [i.item() if isinstance(i, torch.Tensor) and i.numel() == 1 and not i.is_floating_point() else i for i in ids]
         for i in ids:
             validate.integer("Vocab.decode", "ids", i, 0, len(self.tokens) - 1)
         return [self.tokens[int(i)] for i in ids]
