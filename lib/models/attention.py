@@ -57,12 +57,10 @@ def _fail(message: str):
     raise ValueError(f"AttentionConfig: {message}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AttentionConfig(InputFields, Config):
     """Everything that fixes a model's shapes and computation (not its weights)."""
 
-    d_model: int
-    n_out: int
     n_layers: int = 1
     n_heads: int | tuple[int, ...] = 1  # one number for every layer, or one per layer
     d_head: int | None = None  # query/key size; default d_model/heads (project) or d_model (mean)
@@ -75,16 +73,11 @@ class AttentionConfig(InputFields, Config):
     d_mlp: int = 0  # 0: attention-only
     mlp_activation: str = "gelu"
     norm: str = "none"
-    input: str = "tokens"
-    vocab_size: int | None = None
-    input_dim: int | None = None
-    embedding: str = "learned"
-    positions: str = "none"
-    max_len: int = 64
+    max_len: int = 64  # this family's default (InputFields: 512)
     causal: bool = False
     masked_keys: tuple[int, ...] = ()  # key positions that no query attends to
     readout: str = "last"
-    readout_bias: bool = False
+    readout_bias: bool = False  # this family's default: no read-out bias (InputFields: True)
     init_std: float | None = None  # None: N(0, 1/fan_in) for every matrix
     maskable: bool = False  # buffers that restrict heads, d_head and keys per model (see restrict)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -32,9 +33,21 @@ EMBEDDINGS = {"tokens": ("onehot", "learned"), "vectors": ("linear", "identity")
 POSITIONS = ("none", "onehot", "learned", "sinusoidal")
 
 
+@dataclass(frozen=True, kw_only=True)
 class InputFields:
-    """Mixin for config dataclasses with the fields ``d_model``, ``input``, ``vocab_size``,
-    ``input_dim``, ``embedding``, ``positions`` and ``max_len``: their checks and derived sizes."""
+    """The input and read-out fields every model family's config shares, declared once with the
+    defaults most families use (a family that differs redeclares the field, with its reason), and
+    their checks and derived sizes. Keyword-only: a config is built by names."""
+
+    d_model: int  # the residual stream's width (a recurrent model's state, an MLP's per-token width)
+    n_out: int  # outputs of the read-out (classes, or vocabulary for a decoder)
+    input: str = "tokens"  # "tokens" (ids) or "vectors"
+    vocab_size: int | None = None  # tokens only
+    input_dim: int | None = None  # vectors only
+    embedding: str = "learned"  # tokens: "learned" or "onehot"; vectors: "linear" or "identity"
+    positions: str = "none"  # "none", "onehot", "learned" or "sinusoidal"
+    max_len: int = 512  # longest input (the positional table's length)
+    readout_bias: bool = True  # a bias b_U in the read-out
 
     def check_input(self, fail) -> None:
         """Call ``fail(message)`` for the first inconsistent input field."""

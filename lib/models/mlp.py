@@ -24,22 +24,15 @@ def _fail(message: str):
     raise ValueError(f"MLPConfig: {message}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MLPConfig(InputFields, Config):
     """An MLP on sequences of a fixed length ``max_len``."""
 
-    d_model: int  # embedding width of one token
-    n_out: int
-    max_len: int  # the sequence length (inputs are flattened, so every input has this length)
+    max_len: int  # required: inputs are flattened, so every input has this length
     d_hidden: int = 64
     n_layers: int = 1  # hidden layers
     activation: str = "relu"
-    input: str = "tokens"
-    vocab_size: int | None = None
-    input_dim: int | None = None
-    embedding: str = "onehot"
-    positions: str = "none"
-    readout_bias: bool = True
+    embedding: str = "onehot"  # this family's default (InputFields: "learned")
     init_std: float | None = None  # None: N(0, 1/fan_in) for every matrix
 
     def __post_init__(self):

@@ -36,24 +36,15 @@ def _fail(message: str):
     raise ValueError(f"RecurrentConfig: {message}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RecurrentConfig(InputFields, Config):
     """Shapes and computation of a recurrent model; ``d_model`` is the state width H (and the
     embedding width)."""
 
-    d_model: int
-    n_out: int
     cell: str = "lstm"
     n_layers: int = 1
     activation: str = "tanh"  # Elman only
-    input: str = "tokens"
-    vocab_size: int | None = None
-    input_dim: int | None = None
-    embedding: str = "learned"
-    positions: str = "none"
-    max_len: int = 512
     readout: str = "last"
-    readout_bias: bool = True
     init_std: float | None = None
 
     def __post_init__(self):

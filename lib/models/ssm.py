@@ -45,10 +45,8 @@ def _fail(message: str):
     raise ValueError(f"SSMConfig: {message}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SSMConfig(InputFields, Config):
-    d_model: int
-    n_out: int
     mixer: str = "dss"
     n_layers: int = 2
     d_state: int = 16  # DSS modes per channel / Mamba state per channel
@@ -56,14 +54,7 @@ class SSMConfig(InputFields, Config):
     expand: int = 2  # Mamba
     d_conv: int = 4  # Mamba
     d_mlp: int = 0  # 0: no MLP in the block
-    input: str = "tokens"
-    vocab_size: int | None = None
-    input_dim: int | None = None
-    embedding: str = "learned"
-    positions: str = "none"
-    max_len: int = 512
     readout: str = "last"
-    readout_bias: bool = True
     init_std: float | None = None
 
     def __post_init__(self):
