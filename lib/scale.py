@@ -39,6 +39,12 @@ def pick(*, smoke: T, default: T, paper: T, scale: str | None = None) -> T:
     return {"smoke": smoke, "default": default, "paper": paper}[chosen]
 
 
+def at(scale: str, smoke: T, default: T, paper: T) -> T:
+    """:func:`pick` for a given scale, positionally, as the sweeps' definitions read it:
+    ``at(scale, 2, 3, 5)`` is 2 seeds at smoke scale, 3 at default and 5 at paper."""
+    return pick(smoke=smoke, default=default, paper=paper, scale=scale)
+
+
 def rank(value: str) -> int:
     """Order of scales, smallest first: smoke < default < paper."""
     return SCALES.index(validate(value))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import scale as _scale
+from ...scale import at
 from ... import validate
 from ...results import Result, Sweep
 from .training import TASKS, curves_point, one_layer_limit_point, parse_arch, recipe
@@ -48,8 +49,6 @@ def recipes_config(scale: str) -> dict:
             "init_std": {t: recipe(t, scale).init_std for t in TASKS}}
 
 
-def _pick(scale: str, smoke, default, paper):
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=scale)
 
 
 # ----------------------------------------------------------------------------- definitions
@@ -57,15 +56,15 @@ def figure2(scale: str) -> tuple[dict, list[dict]]:
     """Figure 2: 1-4 layers on the four tasks, with the paper's and with a random initialisation."""
     deep = [[1], [1, 1], [1, 1, 1]]
     archs = {
-        "memorization": _pick(scale, [[1]], deep, deep),
-        "reasoning": _pick(scale, [[1], [1, 1]], deep, deep),
-        "generalization": _pick(scale, [[1], [1, 1]], deep, deep),
-        "contextual": _pick(scale, [[2], [2, 2, 2]], [[2], [2, 2], [2, 2, 2], [2, 2, 2, 2]],
+        "memorization": at(scale, [[1]], deep, deep),
+        "reasoning": at(scale, [[1], [1, 1]], deep, deep),
+        "generalization": at(scale, [[1], [1, 1]], deep, deep),
+        "contextual": at(scale, [[2], [2, 2, 2]], [[2], [2, 2], [2, 2, 2], [2, 2, 2, 2]],
                             [[2], [2, 2], [2, 2, 2], [2, 2, 2, 2]]),
     }
     grid = [{"task": t, "init": "paper", "archs": archs[t]} for t in TASKS]
     three = ("reasoning", "generalization", "contextual")
-    grid += [{"task": t, "init": "random", "archs": archs[t]} for t in _pick(scale, ("reasoning",), three, three)]
+    grid += [{"task": t, "init": "random", "archs": archs[t]} for t in at(scale, ("reasoning",), three, three)]
     return recipes_config(scale), grid
 
 
@@ -74,11 +73,11 @@ def heads(scale: str) -> tuple[dict, list[dict]]:
     qa_tm = [[1, 1], [2, 2], [4, 4], [1, 4]]
     ictm = [[2, 2, 1], [2, 2, 2], [2, 2, 4], [2, 2, 2, 1], [2, 2, 2, 2]]
     grid = [
-        {"task": "memorization", "init": "paper", "archs": _pick(scale, [[1], [4]], [[1], [2], [4]],
+        {"task": "memorization", "init": "paper", "archs": at(scale, [[1], [4]], [[1], [2], [4]],
                                                                   [[1], [2], [4], [8]])},
-        {"task": "reasoning", "init": "paper", "archs": _pick(scale, [[1, 1], [4, 4]], qa_tm, qa_tm)},
-        {"task": "generalization", "init": "paper", "archs": _pick(scale, [[1, 1], [4, 4]], qa_tm, qa_tm)},
-        {"task": "contextual", "init": "paper", "archs": _pick(scale, [[2, 2, 1], [2, 2, 2]], ictm, ictm)},
+        {"task": "reasoning", "init": "paper", "archs": at(scale, [[1, 1], [4, 4]], qa_tm, qa_tm)},
+        {"task": "generalization", "init": "paper", "archs": at(scale, [[1, 1], [4, 4]], qa_tm, qa_tm)},
+        {"task": "contextual", "init": "paper", "archs": at(scale, [[2, 2, 1], [2, 2, 2]], ictm, ictm)},
     ]
     if scale == "smoke":  # the smoke run checks the code path on two tasks only
         grid = [g for g in grid if g["task"] in ("memorization", "reasoning")]
@@ -93,8 +92,8 @@ def figure4_sgd(scale: str) -> tuple[dict, list[dict]]:
     plain SGD, one grid point per learning rate. Heads are averaged (1/m), so each head's step
     shrinks with m and every head count needs its own learning rate: the chapter compares each
     at its best rate of the grid, as the separations paper does per architecture."""
-    lrs = _pick(scale, [3.0, 10.0], list(FIGURE4_SGD_LRS), list(FIGURE4_SGD_LRS))
-    archs = _pick(scale, [[1], [4]], [[1], [2], [4]], [[1], [2], [4], [8]])
+    lrs = at(scale, [3.0, 10.0], list(FIGURE4_SGD_LRS), list(FIGURE4_SGD_LRS))
+    archs = at(scale, [[1], [4]], [[1], [2], [4]], [[1], [2], [4], [8]])
     grid = [{"task": "memorization", "init": "paper", "archs": archs, "train_args": {"optimizer": "sgd", "lr": lr}}
             for lr in lrs]
     return recipes_config(scale), grid
@@ -102,17 +101,17 @@ def figure4_sgd(scale: str) -> tuple[dict, list[dict]]:
 
 def figure7_size(scale: str) -> tuple[int, int]:
     """Template length l and number of words (= answers) of Figure 7's several-k grid."""
-    return _pick(scale, 3, 3, 5), _pick(scale, 10, 10, 100)
+    return at(scale, 3, 3, 5), at(scale, 10, 10, 100)
 
 
 def figure7_k(scale: str) -> tuple[dict, list[dict]]:
     """Figure 7 for several k: last-layer heads 1, 2 and 2l, and a fourth layer."""
     l7, words7 = figure7_size(scale)
     archs = [[1, 1, 1], [1, 1, 2], [1, 1, 2 * l7], [1, 1, 1, 1], [1, 1, 1, 2 * l7]]
-    archs = _pick(scale, [[1, 1, 1], [1, 1, 2 * l7]], archs, archs)
-    grid = [{"task": "contextual", "init": "paper", "archs": archs, "steps_factor": _pick(scale, 0.4, 5.0, 5.0),
+    archs = at(scale, [[1, 1, 1], [1, 1, 2 * l7]], archs, archs)
+    grid = [{"task": "contextual", "init": "paper", "archs": archs, "steps_factor": at(scale, 0.4, 5.0, 5.0),
              "task_args": {"k": k, "length": l7, "n_words": words7, "n_answers": words7}}
-            for k in _pick(scale, [2], [2, 3, 4], [2, 3, 4])]
+            for k in at(scale, [2], [2, 3, 4], [2, 3, 4])]
     return recipes_config(scale), grid
 
 
@@ -132,7 +131,7 @@ def one_layer_limits(scale: str) -> tuple[dict, list[dict]]:
     """Sec. 6.1 / Theorems 2 and 4 in training: wider and multi-head one-layer models."""
     config = dict(seeds=_seeds(scale), recipes={t: recipe(t, scale).train.to_dict() for t in LIMIT_TASKS},
                   sizes={t: repr(recipe(t, scale).task) for t in LIMIT_TASKS})
-    models = _pick(scale,
+    models = at(scale,
                    [(1, 1, 0, "random"), (1, 4, 64, "random"), (2, 1, 0, "paper")],
                    [(1, 1, 0, "random"), (1, 4, 0, "random"), (1, 16, 0, "random"), (1, 1, 64, "random"),
                     (1, 4, 64, "random"), (2, 1, 0, "paper")],

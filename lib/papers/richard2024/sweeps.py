@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-from ... import scale as _scale
+from ...scale import at
 from ... import validate
 from ...models import build_model
 from ...models.decoder import eq1_config, generate, gpt_config
@@ -43,16 +43,14 @@ from .closed_form import DYCK_EMBEDDING
 SINGLE_WORDS = {10: "(()(()())((()())))()", 16: "(()(()())((()()))((())))(()())()"}
 
 
-def _pick(scale: str, smoke, default, paper):
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=scale)
 
 
 def _recipe(scale: str) -> dict:
     """Optimisation and data sizes shared by the sweeps at one scale."""
-    return dict(N=_pick(scale, 8, 10, 16), steps=_pick(scale, 60, 600, 10_000), batch_size=_pick(scale, 32, 64, 8),
+    return dict(N=at(scale, 8, 10, 16), steps=at(scale, 60, 600, 10_000), batch_size=at(scale, 32, 64, 8),
                 # the rate the architectures grid picks for the d = 32, L = h = 2 decoder at default
-                lr=_pick(scale, 3e-3, 1e-2, 6e-5), warmup=_pick(scale, 10, 50, 200),
-                n_test=_pick(scale, 64, 512, 1024), mlp_ratio=8)
+                lr=at(scale, 3e-3, 1e-2, 6e-5), warmup=at(scale, 10, 50, 200),
+                n_test=at(scale, 64, 512, 1024), mlp_ratio=8)
 
 
 #: the learning-rate grid of the sweeps that compare architectures (the paper: "learning rates
@@ -75,11 +73,11 @@ def _final_loss(run) -> list[float]:
 
 # ----------------------------------------------------------------------------- Figure 3 left
 def architectures(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_recipe(scale), train_depth=_pick(scale, 3, 5, 8), test_depth=_pick(scale, 6, 7, 9),
-                  train_words=_pick(scale, None, None, 100_000), seeds=list(range(_pick(scale, 1, 2, 1))),
+    config = dict(_recipe(scale), train_depth=at(scale, 3, 5, 8), test_depth=at(scale, 6, 7, 9),
+                  train_words=at(scale, None, None, 100_000), seeds=list(range(at(scale, 1, 2, 1))),
                   lrs=LRS[scale])
-    shapes = _pick(scale, [(1, 1)], [(1, 1), (2, 2), (4, 2)], [(L, h) for L in (1, 2, 4) for h in (1, 2, 4)])
-    widths = _pick(scale, [2, 8], [2, 8, 32], [2, 16, 128, 512, 1024])
+    shapes = at(scale, [(1, 1)], [(1, 1), (2, 2), (4, 2)], [(L, h) for L in (1, 2, 4) for h in (1, 2, 4)])
+    widths = at(scale, [2, 8], [2, 8, 32], [2, 16, 128, 512, 1024])
     grid = [{"d": d, "layers": L, "heads": h} for d in widths for L, h in shapes if d % h == 0]
     return config, grid
 
@@ -101,10 +99,10 @@ def run_architectures(config: dict, points: list[dict], *, scale: str, device=No
 
 # ----------------------------------------------------------------------------- Figure 3 right
 def sample_size(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_recipe(scale), test_depth=_pick(scale, 6, 7, 13), seeds=list(range(_pick(scale, 1, 2, 1))),
-                  d=_pick(scale, 16, 32, 1024), layers=_pick(scale, 2, 2, 4), heads=_pick(scale, 2, 2, 4))
-    depths = _pick(scale, [3], [3, 5], [4, 8, 12])
-    sizes = _pick(scale, [1, 10, "all"], [1, 10, 100, 1000, "all"], [1, 10, 1000, 100_000, 10_000_000])
+    config = dict(_recipe(scale), test_depth=at(scale, 6, 7, 13), seeds=list(range(at(scale, 1, 2, 1))),
+                  d=at(scale, 16, 32, 1024), layers=at(scale, 2, 2, 4), heads=at(scale, 2, 2, 4))
+    depths = at(scale, [3], [3, 5], [4, 8, 12])
+    sizes = at(scale, [1, 10, "all"], [1, 10, 100, 1000, "all"], [1, 10, 1000, 100_000, 10_000_000])
     return config, [{"train_depth": q, "size": n} for q in depths for n in sizes]
 
 
@@ -134,10 +132,10 @@ def run_sample_size(config: dict, points: list[dict], *, scale: str, device=None
 
 # ----------------------------------------------------------------------------- Figure 4, Table 1, Figure 5
 def completions(scale: str) -> tuple[dict, list[dict]]:
-    N = _pick(scale, 10, 10, 16)
-    config = dict(_recipe(scale), N=N, word=SINGLE_WORDS[N], train_depth=_pick(scale, 5, 5, 8),
-                  train_words=_pick(scale, None, None, 100_000), seeds=list(range(_pick(scale, 1, 2, 1))),
-                  d=_pick(scale, 16, 32, 1024), layers=_pick(scale, 2, 2, 4), heads=_pick(scale, 2, 2, 4),
+    N = at(scale, 10, 10, 16)
+    config = dict(_recipe(scale), N=N, word=SINGLE_WORDS[N], train_depth=at(scale, 5, 5, 8),
+                  train_words=at(scale, None, None, 100_000), seeds=list(range(at(scale, 1, 2, 1))),
+                  d=at(scale, 16, 32, 1024), layers=at(scale, 2, 2, 4), heads=at(scale, 2, 2, 4),
                   samples=100)
     word = SINGLE_WORDS[N]
     contexts = {"prefix of the word": word[:6], "deep": "(" * (N - 3), "shallow, not a prefix": "()()()",
@@ -227,10 +225,10 @@ def fixed_embedding(d: int, seed: int = 0) -> np.ndarray:
 
 
 def ablations(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_recipe(scale), test_share=0.1, seeds=[0], d=_pick(scale, 16, 32, 1024),
-                  layers=_pick(scale, 2, 2, 4), heads=_pick(scale, 2, 2, 4), lrs=LRS[scale])
-    sizes = _pick(scale, [4, "all"], [4, 64, 1024, "all"], [4**k for k in range(1, 13)])
-    variants = _pick(scale, list(VARIANTS[:2]), list(VARIANTS), list(VARIANTS))
+    config = dict(_recipe(scale), test_share=0.1, seeds=[0], d=at(scale, 16, 32, 1024),
+                  layers=at(scale, 2, 2, 4), heads=at(scale, 2, 2, 4), lrs=LRS[scale])
+    sizes = at(scale, [4, "all"], [4, 64, 1024, "all"], [4**k for k in range(1, 13)])
+    variants = at(scale, list(VARIANTS[:2]), list(VARIANTS), list(VARIANTS))
     return config, [{"variant": v, "size": n} for v in variants for n in sizes]
 
 
@@ -288,10 +286,10 @@ def run_ablations(config: dict, points: list[dict], *, scale: str, device=None, 
 
 # ----------------------------------------------------------------------------- GD on Theorem 4.1's class
 def gd_eq1(scale: str) -> tuple[dict, list[dict]]:
-    N = _pick(scale, 10, 10, 16)
-    config = dict(N=N, word=SINGLE_WORDS[N], steps=_pick(scale, 300, 3000, 3000), lr=0.05,
-                  seeds=list(range(_pick(scale, 2, 6, 6))), test_depth=_pick(scale, 7, 7, 9),
-                  n_test=_pick(scale, 64, 512, 1024))
+    N = at(scale, 10, 10, 16)
+    config = dict(N=N, word=SINGLE_WORDS[N], steps=at(scale, 300, 3000, 3000), lr=0.05,
+                  seeds=list(range(at(scale, 2, 6, 6))), test_depth=at(scale, 7, 7, 9),
+                  n_test=at(scale, 64, 512, 1024))
     return config, [{"model": "Eq. (1), d = 1, E = [1, -1] fixed; B and v learned"}]
 
 
@@ -330,14 +328,14 @@ def boolean_simplification(scale: str) -> tuple[dict, list[dict]]:
     The paper: 5 clauses, d = 1024, L = h = 8, context 1024, 10^5 steps of 2^14 tokens; here at
     default scale 1 clause, d = 64, L = 2, h = 4, context 224, 800 steps of 16 windows on a CPU
     (about two minutes a depth; see the chapter)."""
-    config = dict(k=_pick(scale, 1, 1, 5), test_depths=_pick(scale, [1, 2], [3, 6], [3, 6]),
-                  n_train=_pick(scale, 1000, 20_000, 2_000_000), n_test=_pick(scale, 50, 250, 10_000),
-                  n_held_out=_pick(scale, 8, 128, 128), pool_per_depth=_pick(scale, 200, 2000, 20_000),
-                  d=_pick(scale, 16, 64, 1024), layers=_pick(scale, 1, 2, 8), heads=_pick(scale, 2, 4, 8),
-                  mlp_ratio=4, steps=_pick(scale, 40, 800, 100_000), batch_size=_pick(scale, 32, 16, 16),
-                  lr=_pick(scale, 3e-3, 1e-3, 6e-4), warmup=_pick(scale, 5, 50, 2000),
-                  context=_pick(scale, 64, 224, 1024), seeds=list(range(_pick(scale, 1, 1, 1))))
-    depths = _pick(scale, [1, 2], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])
+    config = dict(k=at(scale, 1, 1, 5), test_depths=at(scale, [1, 2], [3, 6], [3, 6]),
+                  n_train=at(scale, 1000, 20_000, 2_000_000), n_test=at(scale, 50, 250, 10_000),
+                  n_held_out=at(scale, 8, 128, 128), pool_per_depth=at(scale, 200, 2000, 20_000),
+                  d=at(scale, 16, 64, 1024), layers=at(scale, 1, 2, 8), heads=at(scale, 2, 4, 8),
+                  mlp_ratio=4, steps=at(scale, 40, 800, 100_000), batch_size=at(scale, 32, 16, 16),
+                  lr=at(scale, 3e-3, 1e-3, 6e-4), warmup=at(scale, 5, 50, 2000),
+                  context=at(scale, 64, 224, 1024), seeds=list(range(at(scale, 1, 1, 1))))
+    depths = at(scale, [1, 2], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])
     config["train_depths"] = depths
     return config, [{"train_depth": q} for q in depths]
 
