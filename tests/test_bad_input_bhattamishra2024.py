@@ -330,6 +330,6 @@ def test_constructions_refuse_weights_that_would_not_fit():
 
 def test_checks_refuse_empty_tables_and_wrong_types():
     empty = pd.DataFrame({"N": [], "residual classes after N/2 bits": [], "2^(N/2)": []})
-    fails(lambda: checks.theorem_11(empty), "theorem_11", "classes", "vacuously")
+    fails(lambda: checks.theorem_11(empty, {}), "theorem_11", "classes", "vacuously")
     fails(lambda: checks.theorem_4([1, 2], pd.DataFrame({"N": [4]})), "theorem_4", "study")
     fails(lambda: checks.figure_2c("dyck"), "figure_2c", "dyck")

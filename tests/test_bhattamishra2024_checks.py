@@ -37,7 +37,8 @@ def test_lower_bounds_chapter():
     ranks = analysis.dyck_rank_table(pick([4, 6], [4, 6, 8], [4, 6, 8]))
     found = [checks.theorem_4(thm4, analysis.theorem_4_size_table(trials=5)), checks.lemma_1(ranks),
              checks.theorem_5(ranks, thm4),
-             checks.theorem_11(analysis.residual_table(pick([4, 8], [4, 8, 12], [4, 8, 12]))),
+             checks.theorem_11(analysis.residual_table(pick([4, 8], [4, 8, 12], [4, 8, 12])),
+                               analysis.rnn_automaton_study(max_length=pick(5, 7, 7))),
              checks.theorem_12(analysis.equality_rank_table((4, 6, 8, 10)), thm4),
              checks.lemma_5(analysis.partition_table(trials=pick(2, 5, 5), n=12, k=48)),
              checks.theorem_3(stored("lstm_protocol"), analysis.linear_state_table(n=32, widths=(4, 8, 16, 24, 31, 32, 48))),
@@ -60,7 +61,9 @@ def test_constructions_chapter():
              checks.theorem_13(analysis.theorem_13_table(thm13_sizes)),
              checks.theorem_7(analysis.theorem_7_exact_table(n_seq=pick(10, 50, 50)),
                               analysis.theorem_7_sign_address_table(pick([64, 256], [64, 256, 1024, 4096],
-                                                                         [64, 256, 1024, 4096]), n_seq=pick(6, 12, 12))),
+                                                                         [64, 256, 1024, 4096]), n_seq=pick(6, 12, 12)),
+                              analysis.theorem_7_width_table(ns=(2**6, 2**8, 2**10, 2**12, 2**14), c=0.5),
+                              analysis.theorem_7_growth_table(n_points=(16, 32, 64, 128), k=256, n_seq=pick(6, 12, 12))),
              checks.dyck_rnn(analysis.dyck_rnn_study(max_length=pick(6, 8, 8), n_long=pick(200, 2000, 2000))),
              checks.theorem_2_dyck_rnn(analysis.dyck_split_protocol(n_strings=pick(20, 100, 100), length=40, cut=17))]
     assert claims.rederive(chapter("01_constructions"), DEFAULT, found) == []

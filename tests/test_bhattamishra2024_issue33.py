@@ -68,3 +68,41 @@ def test_dyck_split_messages_are_counted_against_the_automaton():
     assert not checks.theorem_2_dyck_rnn({**split, "state-message pairs": split["states sent"] + 1}).passed
     assert not checks.theorem_2_dyck_rnn({**split, "one-hot messages": split["strings"] - 1}).passed
     assert isinstance(analysis.equality_rank_table((4,)), pd.DataFrame)
+
+
+def _theorem_7_inputs():
+    exact = analysis.theorem_7_exact_table(n_seq=4)
+    sign = analysis.theorem_7_sign_address_table([64, 256], n_seq=4)
+    return exact, sign, analysis.theorem_7_width_table(ns=(2**6, 2**10, 2**14)), analysis.theorem_7_growth_table(
+        n_points=(16, 64), n_seq=4)
+
+
+def test_theorem_7_width_grows_as_log_n_over_gamma_squared():
+    assert analysis.sign_address_width(64, 0.5) < analysis.sign_address_width(1024, 0.5) < analysis.sign_address_width(
+        1024, 0.25)
+    exact, sign, widths, growth = _theorem_7_inputs()
+    assert widths["k / ln N (γ = 1/4)"].max() < 1.5 * widths["k / ln N (γ = 1/4)"].min()
+    assert widths["k / ln N (γ = N^-0.5)"].iloc[-1] > 100 * widths["k / ln N (γ = N^-0.5)"].iloc[0]
+    c = checks.theorem_7(exact, sign, widths, growth)
+    assert c.verdict == "partly" and "erratum" in c.note
+    # were the width O(log N) at a shrinking margin too, the full claim would pass; a construction error fails it
+    flat = widths.assign(**{"k / ln N (γ = N^-0.5)": widths["k / ln N (γ = 1/4)"]})
+    assert checks.theorem_7(exact, sign, flat, growth).passed
+    assert checks.theorem_7(exact.assign(errors=1), sign, widths, growth).verdict == "not reproduced"
+
+
+def test_theorem_8_is_partly_and_fails_when_a_bit_is_lost():
+    reductions = analysis.reduction_table(n_random=3)
+    assert checks.theorem_8(reductions).verdict == "partly"
+    lost = reductions.copy()
+    lost.loc[0, "all bits recovered"] -= 1
+    assert checks.theorem_8(lost).verdict == "not reproduced"
+
+
+def test_lemma_4_runs_the_rnn_to_automaton_step():
+    study = analysis.rnn_automaton_study(max_length=5)
+    assert study["agrees with the RNN"] and study["minimised states"] == study["minimal DFA states"] == 8
+    classes = analysis.residual_table([4, 8])
+    assert checks.theorem_11(classes, study).passed
+    assert not checks.theorem_11(classes, {**study, "agrees with the RNN": False}).passed
+    assert not checks.theorem_11(classes, {**study, "minimised states": 9}).passed

@@ -143,14 +143,23 @@ record(theorem_5)
 # $2^{mp}$ states (Lemma 4). Any automaton that computes INEQ on $\{0,1\}^N$ must tell apart every
 # first half, since each is distinguished from the others by the suffix that repeats it
 # (Myhill-Nerode). We count the distinct residual functions after $t = N/2$ bits.
+#
+# Lemma 4's step, from a recurrent model to an automaton, we run on the one exact RNN the book
+# has, the Dyck RNN of {ref}`sep-dyck-rnn`: its states are the hidden vectors it reaches from
+# its start state one symbol at a time, each labelled by the RNN's output on reaching it. The
+# automaton must agree with the RNN on every string and, minimised, be Dyck-(2,2)'s minimal
+# automaton; the RNN's state then takes at least as many values, and $mp$ bits at least $\log_2$
+# of that many.
 
 # %%
 classes = analysis.residual_table(scale.pick(smoke=[4, 8], default=[4, 8, 12], paper=[4, 8, 12]))
 print("Myhill-Nerode classes of INEQ")
 display(table(classes, index=False))
+automaton = analysis.rnn_automaton_study(max_length=scale.pick(smoke=5, default=7, paper=7))
+print("Lemma 4's automaton from the Dyck RNN:", automaton)
 
 # %% tags=["hide-input"]
-theorem_11 = checks.theorem_11(classes)
+theorem_11 = checks.theorem_11(classes, automaton)
 assert theorem_11.passed
 record(theorem_11)
 
@@ -250,6 +259,10 @@ record(theorem_3)
 # all of $a$ and computes $\mathrm{DISJ}(a, b)$ with his own $b$: $n$ bits again (Theorem 8,
 # $m \ge N/(2p)$ for sequences of $N = 2n$ points). We run both reductions with Theorem 7's
 # transformer as the solver, on every pair $(a, b)$ at $n = 4$ and on random $a$ at $n = 16$.
+# This checks the reductions' protocol (any correct solver lets Bob recover Alice's input), not
+# the bound on a recurrent model: that rests on the communication complexity of INDEX and DISJ,
+# which the paper cites, and no recurrent solver is run here. The claim is recorded as holding in
+# part.
 
 # %%
 reductions = analysis.reduction_table(n_random=scale.pick(smoke=10, default=50, paper=50))
@@ -257,7 +270,7 @@ display(table(reductions, index=False))
 
 # %% tags=["hide-input"]
 theorem_8 = checks.theorem_8(reductions)
-assert theorem_8.passed
+assert theorem_8.verdict == "partly"  # the reductions run; the recurrent bound itself is cited, not computed
 record(theorem_8)
 
 # %% [markdown]

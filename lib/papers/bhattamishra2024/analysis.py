@@ -8,6 +8,7 @@ thing; :mod:`.checks` turns them into verdicts. Nothing here is imported by :mod
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -195,6 +196,62 @@ def theorem_7_sign_address_table(ks, n_seq: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def sign_address_width(n: int, tol: float) -> int:
+    """The smallest k at which N random sign addresses of width k are within ``tol`` of orthogonal
+    (every ``|<T_i, T_j>| = |S|/k <= tol``, S a sum of k random signs) with probability >= 1/2 by
+    the union bound over the N(N-1)/2 pairs, with the exact binomial tail:
+    ``C(N, 2) P(|S| > tol k) <= 1/2``. Theorem 7's proof (App. F.3) asks for ``tol = gamma/100``."""
+    from scipy.stats import binom
+
+    n = validate.integer("sign_address_width", "n", n, minimum=2, maximum=10**9)
+    validate.real("sign_address_width", "tol", tol, above=0.0, maximum=1.0)
+    pairs = n * (n - 1) / 2
+
+    def ok(k: int) -> bool:  # P(|S| > tol k) = 2 P(heads > k (1 + tol) / 2)
+        return pairs * 2 * binom.sf(math.floor(k * (1 + tol) / 2), k, 0.5) <= 0.5
+
+    hi = 1
+    while not ok(hi):
+        hi *= 2
+    lo = hi // 2
+    while hi - lo > max(1, hi // 1000):  # to 0.1%: the tail is monotone up to the lattice's ripple
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return int(hi)
+
+
+def theorem_7_width_table(ns=(2**6, 2**8, 2**10, 2**12, 2**14), c: float = 0.5) -> pd.DataFrame:
+    """The address width Theorem 7's proof needs (sign addresses within gamma/100 of orthogonal,
+    :func:`sign_address_width`) as N grows, at a fixed margin gamma = 1/4 and at a margin that
+    shrinks as gamma = N^-c, each with k / ln N (bounded iff the width is O(log N))."""
+    _counts("theorem_7_width_table", "ns", ns, minimum=2)
+    validate.real("theorem_7_width_table", "c", c, above=0.0, maximum=2.0)
+    rows = []
+    for n in ns:
+        fixed, shrinking = sign_address_width(n, 0.25 / 100), sign_address_width(n, n ** -c / 100)
+        rows.append({"N": n, "k (γ = 1/4)": fixed, "k / ln N (γ = 1/4)": fixed / math.log(n),
+                     f"γ = N^-{c:g}": n ** -c, f"k (γ = N^-{c:g})": shrinking,
+                     f"k / ln N (γ = N^-{c:g})": shrinking / math.log(n)})
+    return pd.DataFrame(rows)
+
+
+def theorem_7_growth_table(n_points=(16, 32, 64, 128), k: int = 256, n_seq: int = 12) -> pd.DataFrame:
+    """Theorem 7's model with random sign addresses of a fixed width ``k`` (c1 = 3, MQAR with keys
+    on the 8-cube, margin 1/4) as the number of points grows: the error rate on ``n_seq``
+    sequences (the same seeds as :func:`theorem_7_sign_address_table`)."""
+    _counts("theorem_7_growth_table", "n_points", n_points, minimum=2)
+    validate.integer("theorem_7_growth_table", "k", k, minimum=1, maximum=validate.MAX_COUNT)
+    validate.integer("theorem_7_growth_table", "n_seq", n_seq, minimum=1, maximum=validate.MAX_COUNT)
+    rows = []
+    for n in n_points:
+        task = NearestNeighbour(n_points=n, dim=8, mqar=True)
+        model = constructions.nearest_neighbour(task, 0.25, addresses=near_orthogonal.sign_vectors(task.seq_len, k, seed=k),
+                                                c1=3.0)
+        errs, scored = nn_errors(model, task.sample(n_seq, seed=1))
+        rows.append({"points": n, "tokens": task.seq_len, "address width k": k, "error rate": errs / scored})
+    return pd.DataFrame(rows)
+
+
 # ----------------------------------------------------------------------------- the Dyck RNN
 def dyck_rnn_study(max_length: int, n_long: int) -> dict:
     """The 32-unit ReLU RNN against the exact recognizer on every string of length 1 to
@@ -247,6 +304,62 @@ def dyck_split_protocol(n_strings: int, length: int = 40, cut: int = 17) -> dict
     return {"length": length, "cut": cut, "strings": len(batch), "agree": agree, "states sent": len(sent),
             "one-hot messages": one_hot, "automaton states reached": len(reached), "state-message pairs": len(pairs),
             "live states": len(dfa(2, 2)[0]), "units": rnn.config.d_model}
+
+
+def rnn_automaton_study(max_length: int = 7) -> dict:
+    """Lemma 4's step run on a real RNN, the Dyck RNN of :func:`.dyck_rnn.dyck_rnn`: the automaton
+    whose states are the hidden states the RNN reaches from its start state (found by running it
+    one symbol at a time from each state found so far), with the RNN's output after reaching a
+    state as that state's label. Returns its state count, whether every state's label is the
+    same by whichever edge it is reached, whether it agrees with the RNN on every string of length
+    1 to ``max_length``, its size once minimised (Moore partition refinement), and the size of
+    Dyck-(2,2)'s minimal automaton (7 live states and a dead one)."""
+    validate.integer("rnn_automaton_study", "max_length", max_length, minimum=1, maximum=9)  # 4^9 strings at most
+
+    def run(h, token):  # the RNN from state h on one symbol: (next state, output)
+        model = dyck_rnn()
+        model.set_weights({"layers.0.b_h0": h})
+        cache = {}
+        x = torch.tensor([[token]])
+        out = int(predict(model, x).argmax(-1))
+        model(x, cache=cache)
+        return cache["layers.0.states"][0, -1], out
+
+    start = dyck_rnn().state_dict()["layers.0.b_h0"]
+    key = lambda h: tuple(float(v) for v in h.tolist())  # noqa: E731
+    states, label, delta, frontier, consistent = {key(start): start}, {}, {}, [start], True
+    while frontier:
+        h = frontier.pop()
+        for token in range(4):
+            nxt, out = run(h, token)
+            k = key(nxt)
+            delta[(key(h), token)] = k
+            consistent &= label.setdefault(k, out) == out
+            if k not in states:
+                states[k] = nxt
+                frontier.append(nxt)
+    rnn, agree, checked = dyck_rnn(), True, 0
+    for length in range(1, max_length + 1):
+        x = torch.cartesian_prod(*[torch.arange(4)] * length).reshape(-1, length) if length > 1 else torch.arange(4)[:, None]
+        direct = predict(rnn, x).argmax(-1).tolist()
+        for row, want in zip(x.tolist(), direct):
+            q = key(start)
+            for token in row:
+                q = delta[(q, token)]
+            agree &= label[q] == want
+        checked += len(x)
+    # Moore minimisation: split by label, then by the blocks of the successors, until stable
+    block = {q: label.get(q, -1) for q in states}
+    while True:
+        sig = {q: (block[q],) + tuple(block[delta[(q, t)]] for t in range(4)) for q in states}
+        names = {v: i for i, v in enumerate(sorted(set(sig.values())))}
+        new = {q: names[sig[q]] for q in states}
+        if len(set(new.values())) == len(set(block.values())):
+            break
+        block = new
+    return {"RNN states reached": len(states), "labels consistent": bool(consistent), "strings": checked,
+            "agrees with the RNN": bool(agree), "minimised states": len(set(block.values())),
+            "minimal DFA states": len(dfa(2, 2)[0]) + 1, "units": rnn.config.d_model}
 
 
 # ----------------------------------------------------------------------------- lower bounds
