@@ -106,3 +106,44 @@ def test_lemma_4_runs_the_rnn_to_automaton_step():
     assert checks.theorem_11(classes, study).passed
     assert not checks.theorem_11(classes, {**study, "agrees with the RNN": False}).passed
     assert not checks.theorem_11(classes, {**study, "minimised states": 9}).passed
+
+
+def _with_finals(eq, where: dict, finals):
+    """``eq`` with the final accuracies of every run at the point ``where`` replaced by ``finals`` (one per
+    seed, the same at every learning rate)."""
+    import dataclasses
+
+    points = []
+    for p in eq.points:
+        if p["point"] == where:
+            acc, seen = [list(a) for a in p["result"]["acc"]], {}
+            for j, lr in enumerate(p["result"]["lr"]):
+                acc[j][-1] = finals[seen.setdefault(lr, -1) + 1]
+                seen[lr] += 1
+            p = dict(p, result=dict(p["result"], acc=acc))
+        points.append(p)
+    return dataclasses.replace(eq, points=points)
+
+
+def test_figure_4_is_decided_over_seeds():
+    from checks_support import stored
+
+    eq = stored("bhattamishra2024", "equality", "default")
+    assert checks.figure_4(eq).verdict == "inconclusive"  # Eq-ncp: TF ahead at N = 10, 20; N = 40 undecided
+    ncp40 = {"variant": "ncp", "arch": "TF-(2,32)", "length": 40}
+    # both transformer seeds copying at N = 40: the Eq-ncp ordering (the weaker form) holds
+    assert checks.figure_4(_with_finals(eq, ncp40, [0.95, 0.96])).verdict == "partly"
+    # the LSTM decidedly ahead on Eq-ncp at N = 10: the separation fails outright
+    lstm10 = {"variant": "ncp", "arch": "LSTM-(1,64)", "length": 10}
+    tf10 = {"variant": "ncp", "arch": "TF-(2,32)", "length": 10}
+    flipped = _with_finals(_with_finals(eq, tf10, [0.30, 0.31]), lstm10, [0.99, 0.995])
+    assert checks.figure_4(flipped).verdict == "not reproduced"
+
+
+def test_remark_h2_shortcuts_can_fail():
+    table = analysis.shortcut_table(lengths=(10, 40), prefix=4, n=4000)
+    assert checks.remark_h2(table).passed
+    assert not checks.remark_h2(table.assign(**{"Eq-one, symbol counts": [1.0, 0.99]})).passed
+    assert not checks.remark_h2(table.assign(**{"Eq-random, first 4 symbols": [0.99, 0.90]})).passed
+    # a one-symbol prefix is not enough: about 3/4 on Eq-random
+    assert analysis.shortcut_table(lengths=(40,), prefix=1, n=4000)["Eq-random, first 1 symbols"].iloc[0] < 0.8

@@ -542,3 +542,54 @@ def equality_table(eq) -> pd.DataFrame:
         rows.append({"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
                      "best lr": s["best_lr"], "accuracy at length N": s["best_final"]})
     return pd.DataFrame(rows)
+
+
+def equality_seed_table(eq) -> pd.DataFrame:
+    """Figure 4's runs with the per-seed final accuracies at each point's best learning rate (the
+    rate chosen by the mean over seeds, as :func:`equality_table`), for comparisons over seeds."""
+    validate.instance("equality_seed_table", "eq", eq, Result)
+    rows = []
+    for p in eq.points:
+        r, best = p["result"], summary(p["result"])["best_lr"]
+        finals = [float(a[-1]) for a, lr in zip(r["acc"], r["lr"]) if lr == best]
+        rows.append({"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
+                     "best lr": best, "per seed": finals})
+    return pd.DataFrame(rows)
+
+
+def _halves(x: torch.Tensor, sep: int, pad: int) -> list[tuple[list[int], list[int]]]:
+    out = []
+    for row in x.tolist():
+        body = [t for t in row if t != pad]
+        cut = body.index(sep)
+        out.append((body[:cut], body[cut + 1:]))
+    return out
+
+
+def shortcut_table(lengths=(10, 20, 40), prefix: int = 4, n: int = 20000) -> pd.DataFrame:
+    """Remark (App. H.2), on ``n`` samples of the book's own :class:`lib.tasks.StringEquality` at each
+    length: the accuracy of two classifiers that store little, read off the inputs. Eq-random
+    (bits): "equal" iff the first ``prefix`` symbols of the halves agree (a state of ``prefix``
+    symbols, whatever N); Eq-one (16 symbols): "equal" iff the halves have the same symbol counts
+    (|Σ| counters). With the exact accuracy of the prefix rule when every half has at least
+    ``prefix`` symbols, 1 - 2^-(prefix+1) (a negative is missed when its independent second half
+    agrees on the prefix)."""
+    from ...tasks import StringEquality
+
+    _counts("shortcut_table", "lengths", lengths, minimum=2)
+    validate.integer("shortcut_table", "prefix", prefix, minimum=1, maximum=64)
+    validate.integer("shortcut_table", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    rows = []
+    for length in lengths:
+        rnd = StringEquality(n_symbols=2, length=length, variant="random")
+        batch = rnd.sample(n, seed=5)
+        guess = [int(a[:prefix] == b[:prefix]) for a, b in _halves(batch.x, rnd.sep, rnd.pad)]
+        one = StringEquality(n_symbols=16, length=length, variant="one")
+        batch_one = one.sample(n, seed=5)
+        counts = [int(sorted(a) == sorted(b)) for a, b in _halves(batch_one.x, one.sep, one.pad)]
+        rows.append({"N": length, "samples": n,
+                     f"Eq-random, first {prefix} symbols": float(np.mean(np.array(guess) == batch.y.numpy())),
+                     f"1 - 2^-{prefix + 1}": 1 - 2.0 ** -(prefix + 1),
+                     "Eq-one, symbol counts": float(np.mean(np.array(counts) == batch_one.y.numpy()))})
+    return pd.DataFrame(rows)
+
