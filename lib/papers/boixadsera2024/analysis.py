@@ -141,10 +141,16 @@ KERNEL_STRINGS = np.array([[1, 2, 1, 0], [3, 4, 3, 0], [1, 2, 2, 0], [5, 6, 6, 0
 
 
 def kernel_checks(params, mc_samples: int, wide_seeds: int, strings=KERNEL_STRINGS) -> dict:
-    """Claim E.2 and App. H, checked on ``strings``: the β = 0 closed form, token symmetry, the
-    explicit-features Gram matrix (smallest eigenvalue, gap to the pattern cache), the cosine
-    layer's closed form against ``mc_samples`` Monte Carlo draws, and ``wide_seeds`` wide random
-    transformers of the shared stack (evaluated in float64) against the kernel."""
+    """Claim E.2 and App. H, checked on ``strings``: the β = 0 closed form; token symmetry, on the
+    explicit-features kernel (one Gaussian per token *id*, so relabelling hands each token other
+    draws and only the kernel's symmetry in expectation keeps it equal: ``symmetry_gap``) and
+    ``K(X, Y) = K(Y, X)`` of the pattern cache (whose two orders are different patterns, estimated
+    apart: ``swap_gap``); positive semi-definiteness of the pattern cache's Gram matrix of
+    ``strings`` and of 64 αβα/αββ strings from an alphabet of 8 (many repeated patterns), which is
+    not a Gram matrix by construction (each pattern is its own Monte Carlo estimate): ``min_eig``,
+    the smallest eigenvalue over the largest; the explicit features' gap to the pattern cache; the
+    cosine layer's closed form against ``mc_samples`` Monte Carlo draws; and ``wide_seeds`` wide
+    random transformers of the shared stack (evaluated in float64) against the kernel."""
     from . import kernel as K
 
     owner = "kernel_checks"
@@ -160,7 +166,13 @@ def kernel_checks(params, mc_samples: int, wide_seeds: int, strings=KERNEL_STRIN
     exact = (strings[:, None, :, None] == strings[None, :, None, :]).sum(axis=(2, 3)) / k**2 + 4.0 / k
     relabel = np.vectorize({0: 0, 1: 42, 2: 17, 3: 5, 4: 99, 5: 1, 6: 2, 7: 3, 8: 4, 9: 6}.get)
     features = K.attention_kernel_features(strings, K.KernelParams(draws=20000))
+    relabelled = K.attention_kernel_features(relabel(strings), K.KernelParams(draws=20000))
     cached = K.attention_kernel(strings, strings, K.KernelParams(draws=20000))
+    templates, labels = st.aba_abb()
+    _, batch = st.SymbolTemplates(templates, labels, n_symbols=8).draw(64, torch.Generator().manual_seed(0))
+    grams = [K.attention_kernel(x, x, params) for x in (strings, batch.x.numpy())]
+    swap_gap = max(np.abs(g - g.T).max() / g.max() for g in grams)
+    min_eig = min((lambda e: e[0] / e[-1])(np.linalg.eigvalsh((g + g.T) / 2)) for g in grams)
     rng = np.random.default_rng(0)
     u, v = rng.multivariate_normal([0, 0], [[1.3, 0.6], [0.6, 0.8]], size=mc_samples).T
     cos_mc = np.mean(np.cos(0.5 * u + 0.3) * np.cos(0.5 * v + 0.3))
@@ -172,19 +184,55 @@ def kernel_checks(params, mc_samples: int, wide_seeds: int, strings=KERNEL_STRIN
             z = model.double()(torch.tensor(strings))
         grams.append((z @ z.T).numpy())
     return {"beta0_err": float(np.abs(uniform - exact).max()),
-            "symmetric": bool(np.array_equal(K.attention_kernel(strings, strings, params),
-                                             K.attention_kernel(relabel(strings), relabel(strings), params))),
-            "min_eig": float(np.linalg.eigvalsh(features).min()),
+            "symmetry_gap": float(np.abs(features - relabelled).max() / features.max()),
+            "swap_gap": float(swap_gap), "min_eig": float(min_eig),
             "feature_gap": float(np.abs(features - cached).max() / cached.max()),
             "closed_form_err": float(abs(cos_closed - cos_mc)), "mc_samples": mc_samples,
             "wide_gap": float(np.abs(np.mean(grams, 0) - cached).max() / cached.max()), "wide_seeds": wide_seeds}
 
 
-def n_matrix_rows(tasks: dict, params, pairs, check_pairs_on_large: bool = True) -> list[dict]:
-    """Lemmas 4.5-4.7 and Remark I.6 per task: σmin/σmax of N under each kernel, the smallest
-    ``|S_σ - S_id|`` over σ ≠ id at each (β, γ) of ``pairs`` (absolute and in standard errors)
-    and Lemma E.1's determinant identity. ``check_pairs_on_large=False`` skips the permutation
-    gaps of tasks with more than 4 templates (8! permutations: the smoke scale's budget)."""
+def wide_gap_study(d_heads=(32, 128), seeds=(32, 12), strings=KERNEL_STRINGS, reference_draws: int = 200_000) -> dict:
+    """How far the average Gram matrix of wide random transformers (``kernel.wide_random_transformer``,
+    128 heads, d = 1024, float64) sits from ``K_attn`` (pattern cache at ``reference_draws`` draws),
+    per head width ``d_head`` with ``seeds`` networks each: ``{d_head: {"gap": {s: max |mean of the
+    first s Grams - K| / max K}, "ratio": mean entrywise ratio per network}}``. A bias of finite
+    width would stay as more networks are averaged; seed-to-seed spread falls like 1/sqrt(s)."""
+    from . import kernel as K
+
+    owner = "wide_gap_study"
+    d_heads = validate.integers(owner, "d_heads", d_heads, minimum=1)
+    seeds = validate.integers(owner, "seeds", seeds, minimum=2)
+    if len(seeds) != len(d_heads):
+        validate.fail(owner, "seeds", f"one count per d_head ({len(d_heads)})", seeds)
+    validate.integer(owner, "reference_draws", reference_draws, minimum=1, maximum=10**7)
+    strings = K._as_strings(owner, "strings", strings)
+    reference = K.attention_kernel(strings, strings, K.KernelParams(draws=reference_draws, seed=3))
+    out = {}
+    for d_head, count in zip(d_heads, seeds):
+        grams = []
+        for seed in range(count):
+            model = K.wide_random_transformer(10, strings.shape[1], K.KernelParams(draws=20000), d_model=1024,
+                                              n_heads=128, d_head=d_head, seed=seed)
+            with torch.no_grad():
+                z = model.double()(torch.tensor(strings))
+            grams.append((z @ z.T).numpy())
+        grams = np.array(grams)
+        counts = sorted({c for c in (4, 8, count) if c <= count})
+        out[d_head] = {"gap": {c: float(np.abs(grams[:c].mean(0) - reference).max() / reference.max()) for c in counts},
+                       "ratio": (grams / reference).mean(axis=(1, 2))}
+    return out
+
+
+def n_matrix_rows(tasks: dict, params, pairs, check_pairs_on_large: bool = True, cond_seeds: int = 8,
+                  cond_draws: int = 64000) -> list[dict]:
+    """Lemmas 4.5-4.7 and Remark I.6 per task: σmin/σmax of N under each kernel (the transformer's
+    from ``cond_seeds`` pooled runs of ``cond_draws`` draws, with its jackknife standard error
+    ``cond_se``: ``kernel.conditioning_estimate``), the smallest ``|S_σ - S_id|`` over σ ≠ id at
+    each (β, γ) of ``pairs`` (absolute and in standard errors), Lemma E.1's determinant identity
+    (shown, an algebraic identity) and Lemma E.1's conclusion, the smallest σmin/σmax of N over 8
+    random cosine activations (b₁, b₂) for the transformer and the MLP kernel (``e1``; tasks of at
+    most 4 templates). ``check_pairs_on_large=False`` skips the permutation gaps of tasks with
+    more than 4 templates (8! permutations: the smoke scale's budget)."""
     from . import kernel as K
 
     _tasks("n_matrix_rows", tasks)
@@ -194,11 +242,17 @@ def n_matrix_rows(tasks: dict, params, pairs, check_pairs_on_large: bool = True)
     rows = []
     for name, (templates, _) in tasks.items():
         cond = {kern: K.conditioning(K.n_matrix(templates, kern, params)) for kern in K.KERNELS}
+        cond["transformer"], cond_se = K.conditioning_estimate(
+            templates, K.KernelParams(beta=params.beta, gamma=params.gamma, b1=params.b1, b2=params.b2,
+                                      draws=cond_draws, seed=params.seed), seeds=cond_seeds)
+        e1 = {kern: K.random_activation_conditioning(templates, kern, params) for kern in ("transformer", "MLP")} \
+            if len(templates) <= 4 else None
         checked = pairs if (check_pairs_on_large or len(templates) <= 4) else ()
         gaps = [K.permutation_gap(templates, K.KernelParams(beta=b, gamma=g, draws=params.draws)) for b, g in checked]
         direct, formula = K.det_identity(templates, params)
         rows.append({"task": name, "templates": len(templates), "cond": cond, "gaps": [g for g, _ in gaps],
-                     "z": [z for _, z in gaps], "det_err": abs(direct - formula) / abs(formula), "det": direct})
+                     "z": [z for _, z in gaps], "det_err": abs(direct - formula) / abs(formula), "det": direct,
+                     "cond_se": cond_se, "e1": e1})
     return rows
 
 
@@ -210,6 +264,9 @@ def n_matrix_frame(rows):
 
     return pd.DataFrame([{"task": r["task"], "templates": r["templates"],
                           **{f"σmin/σmax, {kern}": c for kern, c in r["cond"].items()},
+                          "σmin/σmax, transformer: s.e.": r.get("cond_se", float("nan")),
+                          "Lemma E.1: min σmin/σmax, 8 random (b₁, b₂)": (
+                              float("nan") if r.get("e1") is None else r["e1"]["transformer"]),
                           "min |S_σ - S_id|": min(r["gaps"], default=float("nan")),
                           "in standard errors": min(r["z"], default=float("nan")),
                           "det N: |identity - direct| / |det|": f"{r['det_err']:.0e}", "det N": f"{r['det']:.1e}"}
@@ -230,6 +287,41 @@ def krr_errors(tasks: dict, ns, seeds, params, n_heldout: int = 1000) -> dict:
     return {(name, kern): np.array([[K.krr_test_error(st.SymbolTemplates(t, y, n_symbols=n, n_heldout=n_heldout), n,
                                                       kern, params, seed=s) for s in seeds] for n in ns])
             for name, (t, y) in tasks.items() for kern in K.KERNELS}
+
+
+def noisy_krr_errors(templates, labels, ns, seeds, params, sigma: float = 0.5, n_heldout: int = 1000) -> np.ndarray:
+    """Theorem 4.4's noise term: test MSE (n, seed) against the noiseless f* of the transformer
+    kernel's ridge regression trained on labels with N(0, σ²) noise (``kernel.krr_test_error``)."""
+    from . import kernel as K
+
+    ns = validate.integers("noisy_krr_errors", "ns", ns, minimum=1)
+    seeds = validate.integers("noisy_krr_errors", "seeds", seeds, minimum=0)
+    validate.instance("noisy_krr_errors", "params", params, K.KernelParams)
+    validate.real("noisy_krr_errors", "sigma", sigma, above=0.0)
+    return np.array([[K.krr_test_error(st.SymbolTemplates(templates, labels, n_symbols=n, n_heldout=n_heldout), n,
+                                       "transformer", params, seed=s, label_noise=sigma) for s in seeds] for n in ns])
+
+
+def gradient_flow_run(templates, labels, params, n: int = 64, ridge_per_sample: float = 1e-2, steps: int = 1000,
+                      seed: int = 0) -> dict:
+    """Proposition 4.3 on one task: kernel gradient descent (``kernel.gradient_flow``, transformer
+    kernel, λ = ridge_per_sample · n) on n training strings; per checkpoint the largest distance of
+    its test predictions (unseen symbols) from the ridge estimator's, and the ridge estimator's test MSE."""
+    from . import kernel as K
+
+    validate.instance("gradient_flow_run", "params", params, K.KernelParams)
+    validate.integer("gradient_flow_run", "n", n, minimum=1, maximum=10**4)
+    validate.real("gradient_flow_run", "ridge_per_sample", ridge_per_sample, above=0.0)
+    task = st.SymbolTemplates(templates, labels, n_symbols=n, n_heldout=1000)
+    train, test = task.variant("train").sample(n, seed=2 * seed), task.variant("test").sample(300, seed=2 * seed + 1)
+    xs, xt, y = train.x.numpy(), test.x.numpy(), train.y.double().numpy().reshape(-1)
+    Ktr, Kte = K.transformer_kernel(xs, xs, params), K.transformer_kernel(xt, xs, params)
+    lam = ridge_per_sample * n
+    f_ridge = K.ridge(Ktr, y, Kte, lam)
+    at, f = K.gradient_flow(Ktr, y, Kte, lam, steps)
+    return {"steps": at, "distance": np.abs(f - f_ridge).max(axis=1),
+            "ridge_mse": float(np.mean((f_ridge - test.y.double().numpy().reshape(-1)) ** 2)),
+            "flow_mse": np.mean((f - test.y.double().numpy().reshape(-1)) ** 2, axis=1)}
 
 
 def diversity_errors(tasks: dict, alphabets, seeds, params, n: int = 256, n_heldout: int = 1000) -> dict:

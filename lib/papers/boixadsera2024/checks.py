@@ -375,13 +375,18 @@ def theorem_i2_lemma_i7(rows, coupling, seeds):
 
 def claim_e2_app_h(kc: dict):
     """Claim E.2 and App. H (``analysis.kernel_checks``): β = 0 matches the closed form to 1e-12;
-    relabelling tokens changes nothing; the explicit-features Gram matrix has no eigenvalue below
-    -1e-10 and is within 3% of the pattern cache; the cosine closed form is within 3e-3 of Monte
-    Carlo (1e-2 for the smoke scale's 1e5 draws); the wide random transformer within 8% of the kernel.
-    Rounding-noise and Monte Carlo numbers are reported by these thresholds, so the text is the
-    same on any machine."""
+    token symmetry holds where it could fail: relabelling the tokens of the explicit-features
+    kernel (other Gaussians for each token) moves it by under 3% of its largest entry (Monte Carlo
+    at 20,000 draws) and the pattern cache's K(X, Y) and K(Y, X), estimated apart, differ by under
+    1%; the pattern cache's Gram matrices (not Gram matrices by construction) have no eigenvalue
+    below -1e-6 of the largest; the explicit features are within 3% of the pattern cache; the
+    cosine closed form is within 3e-3 of Monte Carlo (1e-2 for the smoke scale's 1e5 draws); the
+    wide random transformer within 8% of the kernel. Rounding-noise and Monte Carlo numbers are
+    reported by these thresholds, so the text is the same on any machine."""
     tolerance = 3e-3 if kc["mc_samples"] >= 10**6 else 1e-2
-    passed = (kc["beta0_err"] < 1e-12 and kc["symmetric"] and kc["min_eig"] > -1e-10 and kc["feature_gap"] < 0.03
+    symmetric = kc["symmetry_gap"] < 0.03 and kc["swap_gap"] < 0.01
+    psd = kc["min_eig"] > -1e-6
+    passed = (kc["beta0_err"] < 1e-12 and symmetric and psd and kc["feature_gap"] < 0.03
               and kc["closed_form_err"] < tolerance and kc["wide_gap"] < 0.08)
     return _check(
         "Claim E.2 and App. H (the kernel)", "sy-kernel",
@@ -389,33 +394,44 @@ def claim_e2_app_h(kc: dict):
         "γ²/k at β = 0, the cosine MLP layer has Claim E.2's closed form, and a wide random depth-1 transformer's "
         "attention outputs have these inner products",
         "derivation (App. H), closed form (Claim E.2)",
-        f"β = 0: |K - closed form| < 1e-12; {'symmetric' if kc['symmetric'] else 'not symmetric'}; smallest eigenvalue "
-        f"{kc['min_eig']:.2f}; |closed form - Monte Carlo| < {tolerance:.0e} ({kc['mc_samples']:.0e} draws, whose "
-        f"values depend on the machine's LAPACK); wide random transformer of the stack within {kc['wide_gap']:.0%}",
+        f"β = 0: |K - closed form| < 1e-12; {'token-symmetric' if symmetric else 'NOT token-symmetric'} (relabelled "
+        f"explicit features within 3%, K(X, Y) = K(Y, X) within 1%); pattern-cache Gram matrices "
+        f"{'positive semi-definite' if psd else 'NOT positive semi-definite'} (smallest eigenvalue above -1e-6 of the "
+        f"largest); |closed form - Monte Carlo| < {tolerance:.0e} ({kc['mc_samples']:.0e} draws, whose values depend "
+        f"on the machine's LAPACK); wide random transformer of the stack within {kc['wide_gap']:.0%}",
         passed)
 
 
 def lemmas_4_5_to_4_7(rows, pairs):
-    """Lemmas 4.5-4.7 and Remark I.6 (``analysis.n_matrix_rows``): for every task σmin/σmax of N is
-    below 1e-10 for the MLP kernel and above 1e-5 for the transformer and MLP + XXᵀ kernels; every
-    permutation gap is above 3.5 standard errors; the determinant identity holds to 1e-9 on tasks
-    of at most 4 templates (majority-4's det N is below float64's resolution)."""
-    ok = all(r["cond"]["MLP"] < 1e-10 and r["cond"]["transformer"] > 1e-5 and r["cond"]["MLP + XXᵀ"] > 1e-5
-             and all(z > 3.5 for z in r["z"]) and (r["det_err"] < 1e-9 or r["templates"] > 4) for r in rows)
-    trans = [r["cond"]["transformer"] for r in rows]
+    """Lemmas 4.5-4.7, Lemma E.1 and Remark I.6 (``analysis.n_matrix_rows``): for every task the
+    transformer kernel's σmin/σmax of N, less 3 jackknife standard errors of its Monte Carlo
+    estimate, is above 1e-5, the MLP + XXᵀ kernel's (exact) above 1e-5 and the MLP kernel's below
+    1e-10; every permutation gap is above 3.5 standard errors; and, on tasks of at most 4
+    templates, N stays nonsingular (above 1e-5) at 8 random cosine activations (b₁, b₂) for the
+    transformer kernel, whose S_σ differ (Lemma E.1), while the MLP kernel's, whose S_σ are equal,
+    is singular (below 1e-10) at the same points. Lemma E.1's determinant identity is an algebraic
+    identity (Leibniz's formula) and is shown, not graded."""
+    ok = all(r["cond"]["MLP"] < 1e-10 and r["cond"]["transformer"] - 3 * r["cond_se"] > 1e-5
+             and r["cond"]["MLP + XXᵀ"] > 1e-5 and all(z > 3.5 for z in r["z"])
+             and (r["e1"] is None or (r["e1"]["transformer"] > 1e-5 and r["e1"]["MLP"] < 1e-10)) for r in rows)
+    worst = min(rows, key=lambda r: r["cond"]["transformer"] - 3 * r["cond_se"])
+    e1 = [r["e1"]["transformer"] for r in rows if r["e1"] is not None]
     return _check(
         "Lemmas 4.5-4.7 and Remark I.6 (the N matrix)", "sy-n-matrix",
-        "the transformer kernel's N is nonsingular for every disjoint-template task (S_σ ≠ S_id for all σ ≠ id, Lemma "
-        "E.1's determinant identity holds), while the MLP kernel's N has equal entries and is singular",
+        "the transformer kernel's N is nonsingular for every disjoint-template task (S_σ ≠ S_id for all σ ≠ id, and N "
+        "nonsingular for almost every cosine activation, Lemma E.1), while the MLP kernel's N has equal entries and is "
+        "singular",
         "N nonsingular for almost all (β, γ, b₁, b₂) (proof); MLP kernel N singular (Remark I.6)",
-        f"σmin/σmax: transformer {min(trans):.0e}-{max(trans):.0e}, MLP < 1e-10 (rounding noise), "
+        f"σmin/σmax: transformer ≥ {worst['cond']['transformer']:.1e} ± {worst['cond_se']:.0e} ({worst['task']}, "
+        f"jackknife s.e. of the Monte Carlo estimate), MLP < 1e-10 (rounding noise), "
         f"MLP + XXᵀ ≥ {min(r['cond']['MLP + XXᵀ'] for r in rows):.0e}; min |S_σ - S_id| ≥ "
-        f"{min(min(r['z'], default=np.inf) for r in rows):.1f} standard errors over {len(pairs)} (β, γ)",
+        f"{min(min(r['z'], default=np.inf) for r in rows):.1f} standard errors over {len(pairs)} (β, γ)"
+        + (f"; at 8 random (b₁, b₂): transformer σmin/σmax ≥ {min(e1):.0e}, MLP < 1e-10" if e1 else ""),
         ok)
 
 
 def theorem_4_4(krr: dict, rho: dict, ns, alphabets, smoke: bool):
-    """Theorem 4.4 and Proposition 4.3 (``analysis.krr_errors``, ``analysis.diversity_errors``): for
+    """Theorem 4.4 (``analysis.krr_errors``, ``analysis.diversity_errors``; Proposition 4.3 is run on its own): for
     every task the transformer kernel's error at the largest n is its lowest and under half its
     error at the smallest; the MLP kernel stays above 0.9 everywhere; at fixed n the error at the
     largest alphabet is below the smallest's; and (beyond smoke) αβα vs αββ ends below 0.01."""
@@ -427,7 +443,7 @@ def theorem_4_4(krr: dict, rho: dict, ns, alphabets, smoke: bool):
     rho_falls = all(rho[t].mean(axis=1)[-1] < rho[t].mean(axis=1)[0] for t in tasks)
     passed = falls and mlp_flat and rho_falls and (smoke or trans["αβα vs αββ"][-1] < 0.01)
     return _check(
-        "Theorem 4.4 and Proposition 4.3 (kernel ridge regression)", "sy-krr",
+        "Theorem 4.4 (kernel ridge regression)", "sy-krr",
         "kernel ridge regression with the transformer kernel generalises on unseen symbols: its test error falls toward "
         "0 as n grows, and is worst at the lowest diversity ρ at fixed n; with an MLP kernel it stays at 1",
         "error → 0 as n, ρ → ∞ (theorem; no numbers)",
@@ -470,3 +486,35 @@ def figure_4(blocks: dict):
         "illustration", f"mean deviation from N in the worst block {dev[high]:.4f} at ρ = {high // 2} vs {dev[low]:.4f} "
         f"at ρ = {low // 2} (N's entries differ by {gap:.3f})",
         dev[high] < 0.2 * gap and dev[high] < dev[low])
+
+
+def theorem_4_4_noise(err, ns, sigma: float):
+    """Theorem 4.4's noise term (``analysis.noisy_krr_errors`` on αβα vs αββ): with N(0, σ²) label
+    noise the transformer kernel's test error against the noiseless f* is lowest at the largest n,
+    below a quarter of its error at the smallest n, and below 0.05 at the largest."""
+    mean = err.mean(axis=1)
+    passed = mean[-1] == mean.min() and mean[-1] < 0.25 * mean[0] and mean[-1] < 0.05
+    return _check(
+        "Theorem 4.4, label noise (kernel ridge regression)", "sy-krr",
+        "with noisy training labels the transformer kernel's ridge regression still generalises on unseen symbols: "
+        "its error against the noiseless target falls toward 0 as n grows",
+        "a noise term that vanishes as n → ∞ (theorem; no numbers)",
+        f"σ = {sigma:g}, αβα vs αββ, test MSE against f*: " + ", ".join(f"n = {n}: {e:.3f}" for n, e in zip(ns, mean))
+        + f" ({err.shape[1]} data seeds)",
+        passed)
+
+
+def proposition_4_3(run: dict):
+    """Proposition 4.3 run (``analysis.gradient_flow_run``): kernel gradient descent from 0 on the
+    ridge objective approaches the ridge estimator: the distance of its test predictions from the
+    ridge estimator's never grows between checkpoints and ends below 1e-8."""
+    d = run["distance"]
+    passed = bool(np.all(np.diff(d) <= 1e-12) and d[-1] < 1e-8)
+    return _check(
+        "Proposition 4.3 (kernel gradient flow)", "sy-krr",
+        "kernel gradient flow on the ridge-regularised squared loss converges to the kernel ridge estimator "
+        "f̂(x) = K(x, X)(K + λI)⁻¹y",
+        "standard result (proof cited)",
+        f"distance to the ridge estimator on unseen test strings: {claims.below(d[0])} after {run['steps'][0]} steps, "
+        f"{claims.below(d[-1])} after {run['steps'][-1]} (step 1/(λ_max + λ), αβα vs αββ, n = 64, λ = 0.01 n)",
+        passed)

@@ -372,6 +372,53 @@ def conditioning(N: np.ndarray) -> float:
     return float(s[-1] / s[0]) if s[0] > 0 else 0.0
 
 
+def conditioning_estimate(templates, params: KernelParams = KernelParams(), seeds: int = 8) -> tuple[float, float]:
+    """``σ_min(N) / σ_max(N)`` of the transformer kernel's N with its Monte Carlo error: the
+    attention kernel is averaged over ``seeds`` independent runs of ``params.draws`` draws each
+    (seeds ``params.seed .. + seeds - 1``), N is built from the average, and the standard error is
+    the jackknife over the runs (leave one run out). One run's estimate of a nearly singular N is
+    too noisy to compare with a threshold (majority-4 at 16,000 draws: 1e-5 to 1.2e-4 by seed)."""
+    owner = "conditioning_estimate"
+    _templates(owner, templates)
+    _params(owner, params)
+    validate.integer(owner, "seeds", seeds, minimum=2, maximum=1000)
+    X, Y = substituted_pair(templates)
+    runs = []
+    for s in range(seeds):
+        p = KernelParams(beta=params.beta, gamma=params.gamma, b1=params.b1, b2=params.b2, draws=params.draws,
+                         seed=params.seed + s)
+        runs.append((attention_kernel(X, Y, p), attention_diagonal(X, p), attention_diagonal(Y, p)))
+
+    def cond(keep):
+        k, kx, ky = (np.mean([runs[i][j] for i in keep], axis=0) for j in range(3))
+        return conditioning(cosine_layer(k, kx, ky, params.b1, params.b2))
+
+    jack = np.array([cond([j for j in range(seeds) if j != i]) for i in range(seeds)])
+    return cond(range(seeds)), float(math.sqrt((seeds - 1) / seeds * ((jack - jack.mean()) ** 2).sum()))
+
+
+def random_activation_conditioning(templates, kernel: str = "transformer", params: KernelParams = KernelParams(),
+                                   count: int = 8, seed: int = 0) -> float:
+    """Lemma E.1's conclusion at random points: the smallest ``σ_min(N) / σ_max(N)`` over ``count``
+    cosine activations ``cos(b₁ t + b₂)`` with ``b₁ ~ U(0.25, 2)``, ``b₂ ~ U(0, π)`` (the base
+    kernel fixed). Positive for a kernel whose ``S_σ`` differ (eq. 22), 0 for the MLP kernel
+    (all ``S_σ`` equal)."""
+    owner = "random_activation_conditioning"
+    _templates(owner, templates)
+    validate.choice(owner, "kernel", kernel, ("transformer", "MLP"))
+    _params(owner, params)
+    validate.integer(owner, "count", count, minimum=1, maximum=10**4)
+    validate.seed(owner, "seed", seed)
+    X, Y = substituted_pair(templates)
+    if kernel == "transformer":
+        base, kx, ky = attention_kernel(X, Y, params), attention_diagonal(X, params), attention_diagonal(Y, params)
+    else:
+        base, kx, ky = inner_product_kernel(X, Y), _inner_diagonal(X, False), _inner_diagonal(Y, False)
+    rng = np.random.default_rng(seed)
+    return min(conditioning(cosine_layer(base, kx, ky, rng.uniform(0.25, 2.0), rng.uniform(0.0, math.pi)))
+               for _ in range(count))
+
+
 # ----------------------------------------------------------------------------- Prop. 4.3
 def ridge(K_train: np.ndarray, y: np.ndarray, K_test: np.ndarray, lam: float) -> np.ndarray:
     """Proposition 4.3: ``f̂(x) = K(x, X)(K + λI)^{-1} y``."""
@@ -390,11 +437,46 @@ def ridge(K_train: np.ndarray, y: np.ndarray, K_test: np.ndarray, lam: float) ->
     return K_test @ np.linalg.solve(K + lam * np.eye(len(K)), y)
 
 
+def gradient_flow(K_train: np.ndarray, y: np.ndarray, K_test: np.ndarray, lam: float, steps: int,
+                  checkpoints: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Proposition 4.3 run: kernel gradient descent from f = 0 on ``½|f(X) - y|² + ½λ|f|²_K``
+    (coefficients ``α``, ``α ← α - η (Kα + λα - y)`` with ``η = 1 / (λ_max(K) + λ)``, a step below
+    the stability limit, so it follows the flow), for ``steps`` steps. Returns the step counts and
+    the test predictions ``K_test α`` at ``checkpoints`` evenly spaced steps (the last is ``steps``)."""
+    owner = "gradient_flow"
+    K_train = validate.array(owner, "K_train", K_train, ndim=2)
+    n = len(K_train)
+    if K_train.shape != (n, n) or n == 0:
+        validate.fail(owner, "K_train", "a non-empty square matrix", f"shape {K_train.shape}")
+    y = validate.array(owner, "y", y, ndim=1)
+    if len(y) != n:
+        validate.fail(owner, "y", f"one label per training point ({n})", f"shape {y.shape}")
+    K_test = validate.array(owner, "K_test", K_test, ndim=2)
+    if K_test.shape[1] != n:
+        validate.fail(owner, "K_test", f"a matrix with {n} columns", f"shape {K_test.shape}")
+    validate.real(owner, "lam", lam, above=0.0)
+    validate.integer(owner, "steps", steps, minimum=1, maximum=10**7)
+    validate.integer(owner, "checkpoints", checkpoints, minimum=1, maximum=steps)
+    K = (K_train + K_train.T) / 2
+    eta = 1.0 / (np.linalg.eigvalsh(K)[-1] + lam)
+    alpha = np.zeros(n)
+    marks = set(np.linspace(steps / checkpoints, steps, checkpoints).round().astype(int).tolist())
+    at, out = [], []
+    for t in range(1, steps + 1):
+        alpha = alpha - eta * (K @ alpha + lam * alpha - y)
+        if t in marks:
+            at.append(t)
+            out.append(K_test @ alpha)
+    return np.array(at), np.array(out)
+
+
 def krr_test_error(task, n_train: int, kernel: str = "transformer", params: KernelParams = KernelParams(),
-                   n_test: int = 300, ridge_per_sample: float = 1e-5, seed: int = 0) -> float:
+                   n_test: int = 300, ridge_per_sample: float = 1e-5, seed: int = 0, label_noise: float = 0.0) -> float:
     """Kernel ridge regression on ``n_train`` strings of a :class:`~lib.tasks.symbol_templates.SymbolTemplates`
     task (its training alphabet) and its mean squared error on ``n_test`` strings of unseen
-    symbols (the test alphabet), labelled by ``f*(t)`` without noise. λ = ridge_per_sample · n."""
+    symbols (the test alphabet), labelled by ``f*(t)`` without noise. λ = ridge_per_sample · n.
+    With ``label_noise`` σ > 0 the training labels carry i.i.d. N(0, σ²) noise (Theorem 4.4's
+    noise term; drawn from ``seed``), and the error is still measured against the noiseless f*."""
     owner = "krr_test_error"
     validate.choice(owner, "kernel", kernel, KERNELS)
     validate.instance(owner, "task", task, st.SymbolTemplates)
@@ -403,10 +485,14 @@ def krr_test_error(task, n_train: int, kernel: str = "transformer", params: Kern
     _params(owner, params)
     validate.real(owner, "ridge_per_sample", ridge_per_sample, minimum=0.0)
     validate.integer(owner, "seed", seed, minimum=0, maximum=validate.MAX_SEED // 2 - 1)
+    validate.real(owner, "label_noise", label_noise, minimum=0.0)
     train = task.variant("train").sample(n_train, seed=2 * seed)
     test = task.variant("test").sample(n_test, seed=2 * seed + 1)
     fn = KERNELS[kernel]
-    f = ridge(fn(train.x.numpy(), train.x.numpy(), params), train.y.double().numpy(),
+    y = train.y.double().numpy()
+    if label_noise > 0:
+        y = y + label_noise * np.random.default_rng(seed).standard_normal(y.shape)
+    f = ridge(fn(train.x.numpy(), train.x.numpy(), params), y,
               fn(test.x.numpy(), train.x.numpy(), params), ridge_per_sample * n_train)
     return float(np.mean((f - test.y.double().numpy()) ** 2))
 
