@@ -79,14 +79,17 @@ RESULTS = {
                          "Proposition 9", "Theorem 10", "Lemma 4", "Theorem 11", "Theorem 12", "Theorem 13",
                          "Lemma 5", "Corollary 13.1", "Figure 3", "Figure 4"),
     # not: Facts 1-4 (cited communication-complexity results), Figure 1 (illustration)
-    "boixadsera2024": ("Figure 1", "Figure 2", "Proposition 4.3", "Theorem 4.4", "Lemma 4.5", "Lemma 4.6", "Lemma 4.7",
-                       "Figure 4", "Theorem 5.1", "Theorem 5.2", "Figure 5", "Figure 6", "Figure 7", "Figure 8",
-                       "Figure 9", "Figure 10", "Figure 11", "Figure 12", "Figure 13", "Figure 14", "Figure 15",
-                       "Figure 16", "Figure 17", "Figure 18", "Figure 19", "Figure 20", "Figure 21", "Figure 22",
-                       "Figure 23", "Figure 24"),
-    # v1 numbering. Not: Definitions, Observation 1.2 (the proposal, tested through Figures 1, 21),
-    # Figure 3 (illustration); appendix items numbered by letter (Claim E.2, Lemma E.1, Theorem I.2,
-    # Lemma I.7, Theorems J.2-J.3) are checked under those names but not counted here
+    "boixadsera2024": ("Figure 1", "Observation 1.2", "Figure 2", "Proposition 4.3", "Theorem 4.4", "Lemma 4.5",
+                       "Lemma 4.6", "Lemma 4.7", "Figure 4", "Theorem 5.1", "Theorem 5.2", "Figure 5", "Figure 6",
+                       "Figure 7", "Figure 8", "Figure 9", "Figure 10", "Figure 11", "Figure 12", "Figure 13",
+                       "Figure 14", "Figure 15", "Figure 16", "Figure 17", "Figure 18", "Figure 19", "Figure 20",
+                       "Figure 21", "Figure 22", "Figure 23", "Figure 24", "Claim D.2", "Claim D.3", "Claim D.4",
+                       "Claim D.5", "Lemma E.1", "Claim E.2", "Claim F.2", "Claim F.3", "Claim F.4", "Claim F.5",
+                       "Claim F.6", "Lemma G.1", "Lemma G.3", "Lemma G.4", "Lemma G.5", "Lemma G.6", "Lemma G.7",
+                       "Lemma G.8", "Lemma G.9", "Theorem I.2", "Remark I.3", "Remark I.4", "Remark I.5",
+                       "Remark I.6", "Lemma I.7", "Theorem J.2", "Theorem J.3"),
+    # v1 numbering, 58 items. Not: Definitions (G.2 included), Figure 3 (illustration), informal
+    # restatements (Theorems 1.1, 1.3, 1.4) and formal restatements (Lemmas C.2-C.4, D.1, F.1)
     "richard2024": ("Figure 1", "Theorem 3.1", "Figure 2", "Theorem 4.1", "Figure 3", "Figure 4", "Lemma 5.1",
                     "Lemma 5.2", "Claim 5.3", "Table 1", "Figure 5", "Figure 6", "Figure 7"),
     # not: Algorithm 1 (the generator, built in lib.tasks); Eq. (4) and the stability paragraph
