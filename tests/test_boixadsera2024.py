@@ -197,3 +197,14 @@ def test_figure_5_record_reads_the_copy_sweeps_own_config():
     assert ours["epochs"] == setup._epochs(res.config["copy_steps"], res.config["batch_size"],
                                            sorted({p["n"] for p in res.grid}))
     assert ours["trials"] == len(res.config["seeds"])
+
+
+def test_remarks_i3_to_i5_and_their_check_can_fail():
+    from lib.papers.boixadsera2024 import analysis, checks
+
+    assert analysis.same_different_construction() < 1e-12
+    trainers = analysis.mlp_trainers(32, [0, 1])
+    assert checks.remarks_i3_to_i5(trainers, 0.0).passed
+    assert not checks.remarks_i3_to_i5(trainers, 1.0).passed  # no good weights
+    lazy = {k: {**v, "seen_moved": v["seen_moved"] * 0.01} for k, v in trainers.items()}
+    assert not checks.remarks_i3_to_i5(lazy, 0.0).passed  # lazy training would not be Remark I.4's case

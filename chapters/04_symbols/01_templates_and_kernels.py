@@ -185,6 +185,28 @@ assert mlp_check.passed
 record(mlp_check)
 
 # %% [markdown]
+# Remarks I.3-I.5 qualify the theorem. **I.3**: good weights exist. An MLP whose hidden unit for
+# each token $v$ fires when both positions hold $v$ answers same/different exactly on unseen
+# symbols, because its weights on unseen tokens are set by hand rather than learned. **I.5**: the
+# failure holds for SGD and minibatches too, not only full-batch Adam. **I.4**: it holds outside
+# the lazy (NTK) regime; the weights that read seen tokens move by a large fraction of their norm
+# while those that read unseen tokens do not move at all. The cell checks all three at n = 64.
+
+# %%
+trainers = analysis.mlp_trainers(64, mlp_seeds[:4])
+construction_mse = analysis.same_different_construction()
+display(table(pd.DataFrame({name: {"train MSE": t["train_mse"].mean(), "test MSE (unseen)": t["test_mse"].mean(),
+                                   "unseen weights unchanged": bool(t["unseen_unchanged"].all()),
+                                   "seen weights moved (min, relative)": t["seen_moved"].min()}
+                            for name, t in trainers.items()}).T))
+print("hand-set MLP, test MSE on unseen symbols:", claims.below(construction_mse))
+
+# %% tags=["hide-input"]
+remarks_check = checks.remarks_i3_to_i5(trainers, construction_mse)
+assert remarks_check.passed
+record(remarks_check)
+
+# %% [markdown]
 # The MLP fits its training set exactly and is at chance on unseen symbols at every n. This is
 # not under-training. The weights that would have to tell `u3 u3` from `u3 u7` are still their
 # random initial values. One caveat concerns weight decay: decoupled weight decay (AdamW) would

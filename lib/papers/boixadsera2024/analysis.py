@@ -392,3 +392,43 @@ def learned_scalars(scale: str | None = None) -> dict:
             for key, label in (("mean_abs_a", "a_h"), ("mean_abs_b", "b_h")):
                 learned[label] += [v for v in row["result"].get(key, []) if v > 0]
     return learned
+
+
+# ----------------------------------------------------------------------------- chapter 1: Remarks I.3-I.5
+#: Remark I.5's trainers: (name, optimizer, batch size (None: full batch), learning rate, steps)
+MLP_TRAINERS = (("Adam, full batch", "adam", None, 1e-3, 200), ("Adam, batch 16", "adam", 16, 1e-3, 200),
+                ("SGD, full batch", "sgd", None, 0.05, 500), ("SGD, batch 16", "sgd", 16, 0.05, 500))
+
+
+def mlp_trainers(n: int, seeds, d_hidden: int = 64, trainers=MLP_TRAINERS) -> dict:
+    """Remarks I.4-I.5 on same/different at ``n`` samples: for each trainer, ``mlp.train_mlps``'s
+    train and test MSE, whether the unseen-token weights are unchanged, and how far the seen-token
+    weights moved (relative Frobenius change, per seed)."""
+    from . import mlp
+
+    validate.integer("mlp_trainers", "n", n, minimum=1, maximum=validate.MAX_COUNT)
+    seeds = validate.integers("mlp_trainers", "seeds", seeds, minimum=0)
+    task = st.SymbolTemplates(*st.same_different(), n_symbols=n)
+    out = {}
+    for name, optimizer, batch, lr, steps in trainers:
+        r = mlp.train_mlps(task, n, seeds, steps=steps, lr=lr, d_hidden=d_hidden, optimizer=optimizer, batch_size=batch)
+        out[name] = {k: r[k] for k in ("train_mse", "test_mse", "unseen_unchanged", "seen_moved")}
+    return out
+
+
+def same_different_construction(n_test: int = 300, seed: int = 0) -> float:
+    """Remark I.3 by construction: a one-hidden-layer ReLU MLP on the concatenated one-hots of
+    same/different, with one hidden unit per token ``v`` of the whole vocabulary,
+    ``h_v = relu(1(x_1 = v) + 1(x_2 = v) - 1)``, and output ``2 Σ_v h_v - 1``; its test MSE on
+    ``n_test`` strings of unseen symbols (its weights on unseen tokens are set, not learned)."""
+    validate.integer("same_different_construction", "n_test", n_test, minimum=1, maximum=validate.MAX_COUNT)
+    task = st.SymbolTemplates(*st.same_different(), n_symbols=16, n_heldout=100)
+    test = task.variant("test").sample(n_test, seed=seed)
+    x = test.x.numpy()
+    V = int(x.max()) + 1
+    onehot = np.zeros((len(x), 2, V))
+    onehot[np.arange(len(x))[:, None], np.arange(2)[None, :], x[:, :2]] = 1.0
+    W = np.stack([np.eye(V), np.eye(V)])  # (position, token, hidden unit)
+    hidden = np.maximum(np.einsum("npv,pvh->nh", onehot, W) - 1.0, 0.0)
+    f = 2 * hidden.sum(axis=1) - 1
+    return float(np.mean((f - test.y.double().numpy().reshape(-1)) ** 2))

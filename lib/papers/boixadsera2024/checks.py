@@ -518,3 +518,26 @@ def proposition_4_3(run: dict):
         f"distance to the ridge estimator on unseen test strings: {claims.below(d[0])} after {run['steps'][0]} steps, "
         f"{claims.below(d[-1])} after {run['steps'][-1]} (step 1/(λ_max + λ), αβα vs αββ, n = 64, λ = 0.01 n)",
         passed)
+
+
+def remarks_i3_to_i5(trainers: dict, construction_mse: float):
+    """Remarks I.3-I.5 (``analysis.mlp_trainers``, ``analysis.same_different_construction``): a
+    hand-set MLP has test MSE 0 on unseen symbols (I.3: good weights exist); under every trainer
+    (Adam and SGD, full batch and minibatch: I.5) every seed's unseen-token weights are
+    bit-identical to their initial values, train MSE is below 0.05 and mean test MSE above 0.9;
+    and the seen-token weights move by more than 10% of their norm in every seed (I.4: not the
+    lazy, NTK regime, whose relative change vanishes with width)."""
+    exists = construction_mse < 1e-12
+    frozen = all(t["unseen_unchanged"].all() for t in trainers.values())
+    fail = all(t["train_mse"].mean() < 0.05 and t["test_mse"].mean() > 0.9 for t in trainers.values())
+    moved = min(t["seen_moved"].min() for t in trainers.values())
+    return _check(
+        "Remarks I.3-I.5 (MLPs: good weights exist, any trainer fails)", "sy-mlp",
+        "MLPs can represent a rule that generalises to unseen symbols, but training does not find it: the failure "
+        "holds outside the NTK regime and for Adam, SGD and minibatch SGD",
+        "remarks (no numbers)",
+        f"hand-set MLP: test MSE {claims.below(construction_mse)} on unseen symbols; trained ("
+        + "; ".join(trainers) + "): unseen-token weights bit-identical in every seed, train MSE < 0.05, test MSE "
+        + "; ".join(f"{name} {t['test_mse'].mean():.2f}" for name, t in trainers.items())
+        + f"; seen-token weights moved ≥ {moved:.0%} of their norm",
+        exists and frozen and fail and moved > 0.1)

@@ -42,12 +42,15 @@ def unseen_rows(task, train_x: torch.Tensor) -> torch.Tensor:
 
 
 def train_mlps(task, n_train: int, seeds, steps: int = 200, lr: float = 1e-3, d_hidden: int = 256,
-               n_layers: int = 2, data_seed: int = 0, progress: bool = False) -> dict:
+               n_layers: int = 2, data_seed: int = 0, progress: bool = False, optimizer: str = "adam",
+               batch_size: int | None = None) -> dict:
     """Train one MLP per seed (an ensemble) with Adam on ``n_train`` strings of ``task`` (its
     training alphabet) and report: each member's training and test MSE (the test set is 100
     strings of unseen symbols, as in App. A), whether every weight reading an unseen token is
     bit-identical to its initial value, and each member's mean output on the test strings of each
-    template (Lemma I.7: equal in distribution across seeds)."""
+    template (Lemma I.7: equal in distribution across seeds), and how far the weights reading
+    *seen* tokens moved (``seen_moved``: relative Frobenius change per member; Remark I.4).
+    ``optimizer`` and ``batch_size`` (None: full batch) give Remark I.5's other trainers."""
     owner = "train_mlps"
     validate.instance(owner, "task", task, SymbolTemplates)
     validate.integer(owner, "n_train", n_train, minimum=1, maximum=validate.MAX_COUNT)
@@ -56,23 +59,31 @@ def train_mlps(task, n_train: int, seeds, steps: int = 200, lr: float = 1e-3, d_
     validate.real(owner, "lr", lr, above=0.0)
     validate.seed(owner, "data_seed", data_seed)
     validate.boolean(owner, "progress", progress)
+    validate.choice(owner, "optimizer", optimizer, ("adam", "sgd"))
+    if batch_size is not None:
+        validate.integer(owner, "batch_size", batch_size, minimum=1, maximum=validate.MAX_COUNT)
     sets = task.splits(n_train, seed=data_seed)
     config = mlp_config(task, d_hidden, n_layers)
-    run = train(config, seeds, TrainConfig(steps=steps, lr=lr, optimizer="adam", batch_size=None, loss="mse",
-                                           eval_every=max(1, steps)),
+    run = train(config, seeds, TrainConfig(steps=steps, lr=lr, optimizer=optimizer, batch_size=batch_size,
+                                           loss="mse", eval_every=max(1, steps)),
                 sets["train"], evals={"train": sets["train"], "test": sets["test"]}, progress=progress)
     rows = unseen_rows(task, sets["train"].x)
-    unchanged, per_template = [], []
+    unchanged, per_template, moved = [], [], []
+    seen = torch.tensor(sorted(set(range(trained_rows := run.model(0).layers[0].W_in.shape[0])) - set(rows.tolist())))
     test_index = task.variant("test").template_index(sets["test"].x)
     for k, seed in enumerate(seeds):
         trained, initial = run.model(k), build_model(config, seed=seed)
         unchanged.append(bool(torch.equal(trained.layers[0].W_in[rows], initial.layers[0].W_in[rows])))
         with torch.no_grad():
+            moved.append(float((trained.layers[0].W_in[seen] - initial.layers[0].W_in[seen]).norm()
+                               / initial.layers[0].W_in[seen].norm()))
+        with torch.no_grad():
             out = trained(sets["test"].x).reshape(-1)
         per_template.append([float(out[test_index == t].mean()) for t in range(len(task.templates))])
     return {"train_mse": run.final("train", "loss"), "test_mse": run.final("test", "loss"),
             "unseen_unchanged": np.array(unchanged), "unseen_rows": len(rows),
-            "mean_output_by_template": np.array(per_template), "wall_s": run.wall_s}
+            "mean_output_by_template": np.array(per_template), "wall_s": run.wall_s,
+            "seen_moved": np.array(moved), "all_rows": trained_rows}
 
 
 def coupling_check(task, n_train: int, seed: int = 0, steps: int = 200, lr: float = 1e-3, d_hidden: int = 64,
