@@ -58,6 +58,12 @@ def templates_and_kernels_checks() -> list:
     found.append(checks.lemmas_4_5_to_4_7(analysis.n_matrix_rows(TASKS, n_params, pairs), pairs))
     templates, labels = TASKS["αβα vs αββ"]
     found.append(checks.figure_4({A: analysis.gram_blocks(templates, labels, PARAMS, alphabet=A) for A in (8, 4096)}))
+    found.append(checks.remarks_i3_to_i5(analysis.mlp_trainers(64, list(range(4))),
+                                         analysis.same_different_construction()))
+    ns = [16, 64, 256, 1024]  # the default scale's
+    found.append(checks.theorem_4_4_noise(analysis.noisy_krr_errors(templates, labels, ns, range(3), PARAMS, sigma=0.5),
+                                          ns, 0.5))
+    found.append(checks.proposition_4_3(analysis.gradient_flow_run(templates, labels, PARAMS)))
     if SLOW:
         seeds = list(range(12))  # the default scale's
         found.append(checks.theorem_i2_lemma_i7(*analysis.mlp_study([16, 64, 256, 1024], seeds, d_hidden=64), seeds))
