@@ -208,3 +208,14 @@ def test_remarks_i3_to_i5_and_their_check_can_fail():
     assert not checks.remarks_i3_to_i5(trainers, 1.0).passed  # no good weights
     lazy = {k: {**v, "seen_moved": v["seen_moved"] * 0.01} for k, v in trainers.items()}
     assert not checks.remarks_i3_to_i5(lazy, 0.0).passed  # lazy training would not be Remark I.4's case
+
+
+def test_claim_d3_idealised_estimator_and_its_check_can_fail():
+    from lib.papers.boixadsera2024 import analysis, checks
+
+    params = K.KernelParams(draws=16000)
+    good = analysis.idealized_estimator(*st.aba_abb(), params, n=128)
+    singular = analysis.idealized_estimator(*st.aba_abb(), params, kernel="MLP", n=128)
+    assert good["distance"] < 1e-2 and singular["distance"] > 0.5
+    assert checks.claim_d3(good, singular).passed
+    assert not checks.claim_d3(singular, singular).passed

@@ -64,6 +64,8 @@ def templates_and_kernels_checks() -> list:
     found.append(checks.theorem_4_4_noise(analysis.noisy_krr_errors(templates, labels, ns, range(3), PARAMS, sigma=0.5),
                                           ns, 0.5))
     found.append(checks.proposition_4_3(analysis.gradient_flow_run(templates, labels, PARAMS)))
+    found.append(checks.claim_d3(*(analysis.idealized_estimator(templates, labels, PARAMS, kernel=k)
+                                   for k in ("transformer", "MLP"))))
     if SLOW:
         seeds = list(range(12))  # the default scale's
         found.append(checks.theorem_i2_lemma_i7(*analysis.mlp_study([16, 64, 256, 1024], seeds, d_hidden=64), seeds))

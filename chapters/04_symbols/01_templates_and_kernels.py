@@ -495,6 +495,24 @@ assert blocks_check.passed
 record(blocks_check)
 
 # %% [markdown]
+# Claim D.3 is the step that turns the block structure into generalisation. On the idealised
+# Gram matrix, exactly block-constant with the blocks of N, the ridge weights of a test string
+# of template $t_i$ are the indicator of template $t_i$'s training samples divided by their
+# number, so the estimator outputs that template's label. This needs N nonsingular: with the
+# MLP kernel's N the weights spread over both templates. The cell computes both, on αβα vs αββ
+# with 256 samples and a small ridge.
+
+# %%
+ideal = {kern: analysis.idealized_estimator(templates, labels, PARAMS, kernel=kern) for kern in ("transformer", "MLP")}
+print({kern: {"ℓ₁ distance to the indicator": round(v["distance"], 6), "estimator error": round(v["error"], 6)}
+       for kern, v in ideal.items()})
+
+# %% tags=["hide-input"]
+d3_check = checks.claim_d3(ideal["transformer"], ideal["MLP"])
+assert d3_check.passed
+record(d3_check)
+
+# %% [markdown]
 # (sy-kernels-differ)=
 # ## What this chapter reproduced, and where we differ
 #

@@ -432,3 +432,29 @@ def same_different_construction(n_test: int = 300, seed: int = 0) -> float:
     hidden = np.maximum(np.einsum("npv,pvh->nh", onehot, W) - 1.0, 0.0)
     f = 2 * hidden.sum(axis=1) - 1
     return float(np.mean((f - test.y.double().numpy().reshape(-1)) ** 2))
+
+
+# ----------------------------------------------------------------------------- chapter 1: Claim D.3
+def idealized_estimator(templates, labels, params, kernel: str = "transformer", n: int = 256,
+                        ridge_per_sample: float = 1e-8, seed: int = 0) -> dict:
+    """Claim D.3 on the idealised Gram matrix (App. D): n samples' templates drawn uniformly, the
+    Gram matrix block-constant with the blocks of N (``K_ab = N[t_a, t_b]``), λ = ridge_per_sample · n.
+    For a test string of each template i, the weights ``a = (K + λI)^{-1} K(x, X)`` against
+    ``1_{S_i} / |S_i|`` (the indicator of template i's samples over their count): the largest
+    ℓ₁ distance over i, and the largest error of the idealised estimator ``aᵀ y`` against f*(t_i).
+    The distance scales with λ / (|S_i| σ_min(N)): the claim's regime is λ small against that."""
+    from . import kernel as K
+
+    validate.instance("idealized_estimator", "params", params, K.KernelParams)
+    validate.choice("idealized_estimator", "kernel", kernel, K.KERNELS)
+    validate.integer("idealized_estimator", "n", n, minimum=1, maximum=10**4)
+    N = K.n_matrix(templates, kernel, params)
+    N = (N + N.T) / 2  # the kernel is symmetric; its Monte Carlo N only to noise (kernel.ridge symmetrises too)
+    r = len(templates)
+    t = np.random.default_rng(seed).integers(0, r, size=n)
+    gram = N[np.ix_(t, t)]
+    y = np.asarray(labels, dtype=float)[t]
+    solve = np.linalg.solve(gram + ridge_per_sample * n * np.eye(n), N[:, t].T)  # (n, r): one column per template
+    distance = max(np.abs(solve[:, i] - (t == i) / max((t == i).sum(), 1)).sum() for i in range(r))
+    error = max(abs(solve[:, i] @ y - labels[i]) for i in range(r))
+    return {"distance": float(distance), "error": float(error), "kernel": kernel, "n": n}

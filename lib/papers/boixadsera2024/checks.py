@@ -541,3 +541,20 @@ def remarks_i3_to_i5(trainers: dict, construction_mse: float):
         + "; ".join(f"{name} {t['test_mse'].mean():.2f}" for name, t in trainers.items())
         + f"; seen-token weights moved ≥ {moved:.0%} of their norm",
         exists and frozen and fail and moved > 0.1)
+
+
+def claim_d3(ideal: dict, mlp_ideal: dict):
+    """Claim D.3 (``analysis.idealized_estimator``): with the transformer kernel's N, on the
+    idealised block-structured Gram matrix the ridge weights of a test string of template i are
+    within 1e-2 (ℓ₁) of the indicator of template i's samples over their count, and the idealised
+    estimator is within 1e-2 of f*(t_i); with the MLP kernel's (singular) N they are not (ℓ₁
+    distance above 0.5): the claim needs N nonsingular."""
+    passed = ideal["distance"] < 1e-2 and ideal["error"] < 1e-2 and mlp_ideal["distance"] > 0.5
+    return _check(
+        "Claim D.3 (the idealised estimator)", "sy-figure-4",
+        "on the block-structured Gram matrix, a string matching template i has ridge weights ≈ the indicator of "
+        "template i's training samples over their count, so the idealised estimator outputs template i's label",
+        "proof (App. D; no numbers)",
+        f"αβα vs αββ, transformer N, n = {ideal['n']}, λ = 1e-8 n: ℓ₁ distance {claims.below(ideal['distance'])}, "
+        f"estimator error {claims.below(ideal['error'])}; MLP N (singular): ℓ₁ distance {mlp_ideal['distance']:.2f}",
+        passed)
