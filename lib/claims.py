@@ -451,16 +451,18 @@ def collect(directory: Path | None = None) -> list[Claim]:
 
 _KINDS = {"theorem": "Theorem", "thm": "Theorem", "proposition": "Proposition", "prop": "Proposition",
           "lemma": "Lemma", "corollary": "Corollary", "figure": "Figure", "fig": "Figure", "table": "Table",
-          "remark": "Remark", "claim": "Claim"}
-_REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table|remark|claim)s?\.?\s*"
-                  r"(\d+(?:\.\d+)?)[a-z]?(?:\s*(-|–|to|and)\s*(\d+(?:\.\d+)?))?", re.IGNORECASE)
+          "remark": "Remark", "claim": "Claim", "observation": "Observation"}
+# a number: "4", "4.5", or an appendix's "E.2" (a capital letter, a dot, a number)
+_NUMBER = r"(?:(?-i:[A-Z])\.)?\d+(?:\.\d+)?"
+_REF = re.compile(r"\b(theorem|thm|proposition|prop|lemma|corollary|figure|fig|table|remark|claim|observation)s?\.?\s*"
+                  rf"({_NUMBER})[a-z]?(?:\s*(-|–|to|and)\s*({_NUMBER}))?", re.IGNORECASE)
 
 
 def covers(ref: str) -> set[str]:
     """The paper's numbered results a claim's ``ref`` speaks to: ``"Props. 7-10"`` covers
     Propositions 7 to 10, ``"Lemmas 4.5-4.7"`` Lemmas 4.5, 4.6 and 4.7, ``"Figures 1 and 21"`` those
-    two, ``"Figure 2a"`` covers
-    Figure 2, ``"Lemma 5.1 and Theorem 3.1"`` covers those two, ``"Sec. 6.1"`` covers none."""
+    two, ``"Figure 2a"`` covers Figure 2, ``"Lemma 5.1 and Theorem 3.1"`` covers those two,
+    ``"Remarks I.3-I.5"`` the appendix's Remarks I.3, I.4 and I.5, ``"Sec. 6.1"`` covers none."""
     found = set()
     for kind, first, separator, last in _REF.findall(ref):
         name = _KINDS[kind.lower()]
@@ -470,7 +472,7 @@ def covers(ref: str) -> set[str]:
         if "." in first + last:  # section-numbered results (Richard's "Theorem 4.1")
             head, _, low = first.rpartition(".")
             top_head, _, high = last.rpartition(".")
-            if last and head == top_head and low.isdigit() and high.isdigit():  # "Lemmas 4.5-4.7"
+            if last and separator and head == top_head and low.isdigit() and high.isdigit():  # "Lemmas 4.5-4.7"
                 found.update(f"{name} {head}.{i}" for i in range(int(low), int(high) + 1))
             else:
                 found.update(f"{name} {number}" for number in (first, last) if number)

@@ -187,3 +187,11 @@ def test_inconclusive_is_a_verdict_that_never_counts_as_reproduced():
     assert "inconclusive" in claims.VERDICTS and claims.BADGES["inconclusive"] and claims._BOX["inconclusive"]
     from lib import plots
     assert list(plots.VERDICT_COLORS) == list(claims.VERDICTS)
+
+
+def test_covers_reads_appendix_numbers_and_observations():
+    assert claims.covers("Remarks I.3-I.5") == {"Remark I.3", "Remark I.4", "Remark I.5"}
+    assert claims.covers("Claim E.2 and App. H") == {"Claim E.2"}
+    assert claims.covers("Observation 1.2") == {"Observation 1.2"}
+    assert claims.covers("Lemmas 4.5-4.7") == {"Lemma 4.5", "Lemma 4.6", "Lemma 4.7"}
+    assert claims.covers("Sec. 6.1") == set()
