@@ -54,7 +54,7 @@ def test_coverage_counts_the_papers_numbered_results_a_claim_speaks_to():
     assert claims.covers("Sec. 5.1 (Kruskal-rank test)") == set()
     assert claims.covers("Lemma 5.1 and Theorem 3.1") == {"Lemma 5.1", "Theorem 3.1"}
     assert claims.covers("Corollary 8.1") == {"Corollary 8.1"}
-    assert claims.covers("Lemmas 4.5-4.7 and Remark I.6") == {"Lemma 4.5", "Lemma 4.6", "Lemma 4.7"}
+    assert claims.covers("Lemmas 4.5-4.7 and Remark I.6") == {"Lemma 4.5", "Lemma 4.6", "Lemma 4.7", "Remark I.6"}
     assert claims.covers("Figures 1 and 21 (a_h I)") == {"Figure 1", "Figure 21"}
     assert claims.covers("Figures 9 and 10, Theorems 5.1 and 5.2") == {"Figure 9", "Figure 10", "Theorem 5.1", "Theorem 5.2"}
     made = [claims.Claim(paper="chen2024", ref=ref, statement="", paper_value="", ours="", verdict=v, scale="default",
