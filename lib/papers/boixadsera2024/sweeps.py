@@ -32,7 +32,7 @@ MLP 256, batch 1024, 1000 epochs, 5 seeds).
 """
 from __future__ import annotations
 
-from ... import scale as _scale
+from ...scale import at
 from ...models import build_model
 from ...results import Result, Sweep
 from ...tasks import symbol_templates as st
@@ -49,20 +49,18 @@ TASKS = {"αβα vs αββ": (st.SymbolTemplates, st.aba_abb), "program (Fig. 1)
             for r in (0, 1, 2)}}
 
 
-def _pick(scale: str, smoke, default, paper):
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=scale)
 
 
 def _shape(scale: str, d_model: int | None = None) -> dict:
-    return dict(d_model=d_model or _pick(scale, 32, 64, 128), n_layers=2, n_heads=16, d_head=_pick(scale, 8, 8, 64),
-                d_mlp=_pick(scale, 64, 128, 256))
+    return dict(d_model=d_model or at(scale, 32, 64, 128), n_layers=2, n_heads=16, d_head=at(scale, 8, 8, 64),
+                d_mlp=at(scale, 64, 128, 256))
 
 
 def _training(scale: str) -> dict:
     """App. A's protocol at a scale: Adam at lr 1e-3, batch 1024 (full batch below it), an
     evaluation every 10 steps, and the model's shape."""
-    return dict(steps=_pick(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
-                seeds=list(range(_pick(scale, 1, 2, 5))), shape=_shape(scale))
+    return dict(steps=at(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
+                seeds=list(range(at(scale, 1, 2, 5))), shape=_shape(scale))
 
 
 def _run_point(config: dict, point: dict, scale: str, device, stop_after, d_model=None) -> dict:
@@ -78,7 +76,7 @@ def _run_point(config: dict, point: dict, scale: str, device, stop_after, d_mode
 # ----------------------------------------------------------------------------- Figures 1, 21
 def identity_scalings(scale: str) -> tuple[dict, list[dict]]:
     config = _training(scale)
-    ns = _pick(scale, [32, 128], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
+    ns = at(scale, [32, 128], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
     grid = [{"task": "αβα vs αββ", "variant": v, "n": n} for v in training.VARIANTS for n in ns]
     grid += [{"task": "program (Fig. 1)", "variant": v, "n": n} for v in ("vanilla", "+KQ") for n in ns]
     return config, grid
@@ -90,10 +88,10 @@ def run_identity_scalings(config: dict, points: list[dict], *, scale: str, devic
 
 # ----------------------------------------------------------------------------- Figure 5
 def copy(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(copy_steps=_pick(scale, 100, 300, 1000), steps=None, lr=1e-3, batch_size=1024, eval_every=10,
-                  seeds=list(range(_pick(scale, 1, 2, 5))))
-    ds = _pick(scale, [32, 128], [32, 128], [64, 128, 256, 512, 1024, 2048, 4096])
-    ns = _pick(scale, [8, 128], [8, 32, 128], [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048])
+    config = dict(copy_steps=at(scale, 100, 300, 1000), steps=None, lr=1e-3, batch_size=1024, eval_every=10,
+                  seeds=list(range(at(scale, 1, 2, 5))))
+    ds = at(scale, [32, 128], [32, 128], [64, 128, 256, 512, 1024, 2048, 4096])
+    ns = at(scale, [8, 128], [8, 32, 128], [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048])
     return config, [{"task": "copy", "variant": v, "d_model": d, "n": n} for v in ("vanilla", "+VO") for d in ds
                     for n in ns]
 
@@ -105,15 +103,15 @@ def run_copy(config: dict, points: list[dict], *, scale: str, device=None, stop_
 # ----------------------------------------------------------------------------- Figures 16, 22
 def majority(scale: str) -> tuple[dict, list[dict]]:
     config = _training(scale)
-    ks = _pick(scale, [2, 4], [2, 4, 6], [2, 4, 6, 8])
-    ns = _pick(scale, [64], [128, 512], [64, 128, 256, 512, 1024, 2048, 4096, 8192])
+    ks = at(scale, [2, 4], [2, 4, 6], [2, 4, 6, 8])
+    ns = at(scale, [64], [128, 512], [64, 128, 256, 512, 1024, 2048, 4096, 8192])
     return config, [{"task": f"majority-{k}", "variant": v, "n": n} for k in ks for v in ("vanilla", "+KQ,VO") for n in ns]
 
 
 # ----------------------------------------------------------------------------- Figure 2
 def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
     config = _training(scale)
-    ns = _pick(scale, [64], [128, 512], [4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144])
+    ns = at(scale, [64], [128, 512], [4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144])
     return config, [{"task": "program, symbolic (Fig. 2)", "variant": v, "n": n} for v in ("vanilla", "+KQ,VO")
                     for n in ns]
 
@@ -121,7 +119,7 @@ def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
 # ----------------------------------------------------------------------------- Figure 17
 def random_templates(scale: str) -> tuple[dict, list[dict]]:
     config = _training(scale)
-    ns = _pick(scale, [64], [128, 512], [8, 32, 128, 512, 2048, 8192])
+    ns = at(scale, [64], [128, 512], [8, 32, 128, 512, 2048, 8192])
     return config, [{"task": f"random, |R| = {r}", "variant": "vanilla", "n": n} for r in (0, 1, 2) for n in ns]
 
 
@@ -133,17 +131,17 @@ def hyperparameters(scale: str) -> tuple[dict, list[dict]]:
     train ``batch_epochs`` epochs (steps = epochs * n / batch) against a full-batch run of the
     same epochs."""
     base = _training(scale)
-    n = _pick(scale, 64, 512, 1024)
-    config = dict(base, seeds=[0], lrs=_pick(scale, [1e-3, 1e-2], [1e-4, 3e-4, 1e-3, 3e-3, 1e-2],
+    n = at(scale, 64, 512, 1024)
+    config = dict(base, seeds=[0], lrs=at(scale, [1e-3, 1e-2], [1e-4, 3e-4, 1e-3, 3e-3, 1e-2],
                                             [3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]),
-                  knob_lrs=_pick(scale, [1e-3], [3e-4, 1e-3, 3e-3], [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]),
-                  batch_epochs=_pick(scale, 20, 250, 1000), init_seeds=list(range(_pick(scale, 1, 2, 5))))
-    grid = [{"knob": "lr", "value": None, "n": m} for m in _pick(scale, [64], [128, 512], [64, 256, 1024, 4096])]
-    grid += [{"knob": "batch", "value": b, "n": n} for b in _pick(scale, [16, 64], [64, 512], [32, 64, 128, 256, 512, 1024])]
-    grid += [{"knob": "depth", "value": v, "n": n} for v in _pick(scale, [1], [1, 4], [1, 4, 8, 16])]
-    grid += [{"knob": "heads", "value": v, "n": n} for v in _pick(scale, [1], [1, 64], [1, 4, 64])]
-    grid += [{"knob": "d_emb", "value": v, "n": n} for v in _pick(scale, [16], [32, 128], [32, 512])]
-    grid += [{"knob": "init", "value": "mimetic", "n": m} for m in _pick(scale, [32], [32, 128, 512], [32, 128, 512, 2048])]
+                  knob_lrs=at(scale, [1e-3], [3e-4, 1e-3, 3e-3], [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]),
+                  batch_epochs=at(scale, 20, 250, 1000), init_seeds=list(range(at(scale, 1, 2, 5))))
+    grid = [{"knob": "lr", "value": None, "n": m} for m in at(scale, [64], [128, 512], [64, 256, 1024, 4096])]
+    grid += [{"knob": "batch", "value": b, "n": n} for b in at(scale, [16, 64], [64, 512], [32, 64, 128, 256, 512, 1024])]
+    grid += [{"knob": "depth", "value": v, "n": n} for v in at(scale, [1], [1, 4], [1, 4, 8, 16])]
+    grid += [{"knob": "heads", "value": v, "n": n} for v in at(scale, [1], [1, 64], [1, 4, 64])]
+    grid += [{"knob": "d_emb", "value": v, "n": n} for v in at(scale, [16], [32, 128], [32, 512])]
+    grid += [{"knob": "init", "value": "mimetic", "n": m} for m in at(scale, [32], [32, 128, 512], [32, 128, 512, 2048])]
     return config, grid
 
 
@@ -178,10 +176,10 @@ KNOB_BASE = {"m": 4, "length": 5, "wildcards": 3, "regular": 1}
 
 def template_knobs(scale: str) -> tuple[dict, list[dict]]:
     config = _training(scale)
-    values = {"wildcards": _pick(scale, [2, 5], [2, 5, 7], [2, 3, 4, 5, 6, 7]),
-              "length": _pick(scale, [3, 10], [3, 10, 20], [2, 3, 5, 10, 15, 20]),
-              "m": _pick(scale, [2, 8], [2, 8, 15], [2, 4, 6, 8, 10, 15])}
-    ns = _pick(scale, [64], [128], [8, 32, 128, 512, 2048, 8192])
+    values = {"wildcards": at(scale, [2, 5], [2, 5, 7], [2, 3, 4, 5, 6, 7]),
+              "length": at(scale, [3, 10], [3, 10, 20], [2, 3, 5, 10, 15, 20]),
+              "m": at(scale, [2, 8], [2, 8, 15], [2, 4, 6, 8, 10, 15])}
+    ns = at(scale, [64], [128], [8, 32, 128, 512, 2048, 8192])
     grid = [dict(KNOB_BASE, **{knob: v}, n=n) for knob, vs in values.items() for v in vs for n in ns]
     unique = []
     for p in grid:
@@ -213,11 +211,11 @@ def _lm_shape(size: str) -> dict:
 
 
 def pretraining_sweep(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(corpus=dict(n_variables=4, n_values=8, seq_len=32), pretrain_steps=_pick(scale, 200, 3000, 20000),
-                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=list(range(_pick(scale, 1, 2, 5))), other_seeds=[0],
+    config = dict(corpus=dict(n_variables=4, n_values=8, seq_len=32), pretrain_steps=at(scale, 200, 3000, 20000),
+                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=list(range(at(scale, 1, 2, 5))), other_seeds=[0],
                   finetune=_training(scale))
-    ns = _pick(scale, [32], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
-    sizes = _pick(scale, ["base"], ["small", "base", "large"], ["small", "base", "large"])
+    ns = at(scale, [32], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
+    sizes = at(scale, ["base"], ["small", "base", "large"], ["small", "base", "large"])
     grid = [{"size": "base", "stage": "pretrain", "variant": v, "n": None} for v in ("vanilla", "+KQ,VO")]
     grid += [{"size": size, "stage": "pretrain", "variant": "vanilla", "n": None} for size in sizes if size != "base"]
     grid += [{"size": size, "stage": "finetune", "variant": "pretrained", "n": n} for size in sizes for n in ns]
