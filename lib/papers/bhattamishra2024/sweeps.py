@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from ... import scale as _scale
+from ...scale import at
 from ... import validate
 from ...models import AttentionConfig, RecurrentConfig, SSMConfig
 from ...results import Result, Sweep
@@ -33,8 +34,6 @@ from ...tasks import IGNORE, BoundedDyck, StringEquality, VariableLengthIndexLoo
 from ...train import TrainConfig, train
 
 
-def _pick(scale: str, smoke, default, paper):
-    return _scale.pick(smoke=smoke, default=default, paper=paper, scale=scale)
 
 
 def architecture(name: str, vocab_size: int, n_out: int, max_len: int, readout: str = "last"):
@@ -117,13 +116,13 @@ def summary(point: dict) -> dict:
 # ----------------------------------------------------------------------------- index lookup
 def index_lookup(scale: str) -> tuple[dict, list[dict]]:
     config = dict(
-        n_symbols=_pick(scale, 4, 4, 64), min_length=_pick(scale, 4, 5, 10),
-        lengths=_pick(scale, [10], [10, 20, 40], [20, 50, 100, 200, 400]),
-        archs=_pick(scale, ["TF-(1,32)", "LSTM-(1,32)"], ["TF-(1,32)", "LSTM-(1,64)"],
+        n_symbols=at(scale, 4, 4, 64), min_length=at(scale, 4, 5, 10),
+        lengths=at(scale, [10], [10, 20, 40], [20, 50, 100, 200, 400]),
+        archs=at(scale, ["TF-(1,32)", "LSTM-(1,32)"], ["TF-(1,32)", "LSTM-(1,64)"],
                     ["TF-(1,64)", "LSTM-(1,256)", "LSTM-(3,256)"]),
-        seeds=list(range(_pick(scale, 1, 2, 3))), lrs=_pick(scale, [3e-3], [1e-3, 3e-3, 1e-2], [1e-4, 5e-4, 1e-3, 5e-3]),
-        steps=_pick(scale, 100, 1000, 20000), batch_size=64, eval_every=_pick(scale, 50, 100, 1000),
-        eval_size=_pick(scale, 256, 1000, 5000))
+        seeds=list(range(at(scale, 1, 2, 3))), lrs=at(scale, [3e-3], [1e-3, 3e-3, 1e-2], [1e-4, 5e-4, 1e-3, 5e-3]),
+        steps=at(scale, 100, 1000, 20000), batch_size=64, eval_every=at(scale, 50, 100, 1000),
+        eval_size=at(scale, 256, 1000, 5000))
     grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]]
     return config, grid
 
@@ -134,11 +133,11 @@ def index_lookup_ssm(scale: str) -> tuple[dict, list[dict]]:
     0.47 s, Mamba-(2,32) 2.3 s per step of 6 members at N = 40, on 2 busy cores), so they get one
     seed and two learning rates at default scale."""
     config, _ = index_lookup(scale)
-    config.update(archs=_pick(scale, ["DSS-(2,16)"], ["DSS-(2,64)", "RetNet-(2,64)", "Mamba-(2,32)"],
+    config.update(archs=at(scale, ["DSS-(2,16)"], ["DSS-(2,64)", "RetNet-(2,64)", "Mamba-(2,32)"],
                               ["DSS-(6,256)", "Mamba-(6,256)", "RetNet-(6,256)", "LinearTF-(6,256)"]),
                   seeds=[0] if scale != "paper" else config["seeds"],
-                  lrs=_pick(scale, [3e-3], [1e-3, 3e-3], config["lrs"]),
-                  longest_mamba=_pick(scale, 10, 20, 400))  # Mamba's scan: ~0.8 s a step at N = 40 here
+                  lrs=at(scale, [3e-3], [1e-3, 3e-3], config["lrs"]),
+                  longest_mamba=at(scale, 10, 20, 400))  # Mamba's scan: ~0.8 s a step at N = 40 here
     grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]
             if not (a.startswith("Mamba") and n > config["longest_mamba"])]
     return config, grid
@@ -157,12 +156,12 @@ def run_index_lookup(config: dict, points: list[dict], *, scale: str, device=Non
 # ----------------------------------------------------------------------------- Dyck
 def dyck(scale: str) -> tuple[dict, list[dict]]:
     config = dict(
-        lengths=_pick(scale, [20], [20, 50], [20, 50, 100, 200, 400]),
-        archs=_pick(scale, ["TF-(1,32)", "LSTM-(1,32)"], ["TF-(1,64)", "TF-(2,64)", "LSTM-(1,32)"],
+        lengths=at(scale, [20], [20, 50], [20, 50, 100, 200, 400]),
+        archs=at(scale, ["TF-(1,32)", "LSTM-(1,32)"], ["TF-(1,64)", "TF-(2,64)", "LSTM-(1,32)"],
                     ["TF-(1,256)", "TF-(2,64)", "LSTM-(1,64)"]),
-        seeds=list(range(_pick(scale, 1, 2, 3))), lrs=_pick(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
-        steps=_pick(scale, 100, 1500, 20000), batch_size=64, eval_every=_pick(scale, 50, 150, 1000),
-        eval_size=_pick(scale, 256, 1000, 5000))
+        seeds=list(range(at(scale, 1, 2, 3))), lrs=at(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
+        steps=at(scale, 100, 1500, 20000), batch_size=64, eval_every=at(scale, 50, 150, 1000),
+        eval_size=at(scale, 256, 1000, 5000))
     grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]]
     return config, grid
 
@@ -178,14 +177,14 @@ def run_dyck(config: dict, points: list[dict], *, scale: str, device=None, stop_
 # ----------------------------------------------------------------------------- string equality
 def equality(scale: str) -> tuple[dict, list[dict]]:
     config = dict(
-        variants=_pick(scale, ["random"], ["random", "one", "ncp"], ["random", "one", "ncp"]),
-        n_symbols={"random": 2, "one": _pick(scale, 8, 16, 1024), "ncp": _pick(scale, 8, 16, 1024)},
-        lengths=_pick(scale, [10], [10, 20, 40], [20, 50, 100, 200, 400]),
-        archs=_pick(scale, ["TF-(2,32)", "LSTM-(1,32)"], ["TF-(2,32)", "LSTM-(1,64)"],
+        variants=at(scale, ["random"], ["random", "one", "ncp"], ["random", "one", "ncp"]),
+        n_symbols={"random": 2, "one": at(scale, 8, 16, 1024), "ncp": at(scale, 8, 16, 1024)},
+        lengths=at(scale, [10], [10, 20, 40], [20, 50, 100, 200, 400]),
+        archs=at(scale, ["TF-(2,32)", "LSTM-(1,32)"], ["TF-(2,32)", "LSTM-(1,64)"],
                     ["TF-(2,64)", "LSTM-(1,64)", "DSS-(2,64)", "Mamba-(2,64)"]),
-        seeds=list(range(_pick(scale, 1, 2, 3))), lrs=_pick(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
-        steps=_pick(scale, 100, 1000, 20000), batch_size=64, eval_every=_pick(scale, 50, 100, 1000),
-        eval_size=_pick(scale, 256, 1000, 5000))
+        seeds=list(range(at(scale, 1, 2, 3))), lrs=at(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
+        steps=at(scale, 100, 1000, 20000), batch_size=64, eval_every=at(scale, 50, 100, 1000),
+        eval_size=at(scale, 256, 1000, 5000))
     grid = [{"variant": v, "arch": a, "length": n} for v in config["variants"] for a in config["archs"]
             for n in config["lengths"]]
     return config, grid
@@ -203,8 +202,8 @@ def run_equality(config: dict, points: list[dict], *, scale: str, device=None, s
 
 # ----------------------------------------------------------------------------- Theorem 3's protocol
 def lstm_protocol(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(length=_pick(scale, 8, 14, 20), arch=_pick(scale, "LSTM-(1,16)", "LSTM-(1,32)", "LSTM-(1,64)"),
-                  steps=_pick(scale, 400, 6000, 20000), lr=3e-3, batch_size=64, seed=0,
+    config = dict(length=at(scale, 8, 14, 20), arch=at(scale, "LSTM-(1,16)", "LSTM-(1,32)", "LSTM-(1,64)"),
+                  steps=at(scale, 400, 6000, 20000), lr=3e-3, batch_size=64, seed=0,
                   bits=[1, 2, 3, 4, 6, 8, 12], short_units=[1, 2, 3, 4, 6, 8, 12])
     return config, [{"length": config["length"]}]
 
