@@ -500,18 +500,28 @@ def summary(claims: list[Claim]) -> list[dict]:
 
 
 def summary_markdown(claims: list[Claim]) -> str:
-    """The per-paper summary as a MyST table: verdict counts and the paper's results covered."""
-    lines = ["| part | claims | " + " | ".join(VERDICTS) + " | paper's results checked |",
+    """The per-paper summary as a MyST table (verdict counts, and how many of the paper's results
+    some claim checks), then, below it, the results no claim checks yet, paper by paper (a list
+    that would widen the table past the page)."""
+    # soft hyphens let the long one-word headers break, so eight columns fit a page's width
+    headers = [v.replace("reproduced", "repro\u00adduced").replace("substituted", "substi\u00adtuted")
+               .replace("inconclusive", "incon\u00adclusive") for v in VERDICTS]
+    lines = ["| part | claims | " + " | ".join(headers) + " | results checked |",
              "|---|---:|" + "---:|" * len(VERDICTS) + "---|"]
+    missing = []
     for row in summary(claims):
+        title = row["title"].split(" (")[0]
         if "covered" in row:
             total = len(row["covered"]) + len(row["missing"])
-            coverage = f"{len(row['covered'])} of {total}" + (
-                f" (not yet: {', '.join(row['missing'])})" if row["missing"] else " (all)")
+            coverage = f"{len(row['covered'])} of {total}" + ("" if row["missing"] else " (all)")
+            if row["missing"]:
+                missing.append(f"- {title}: {', '.join(row['missing'])}")
         else:
             coverage = "–"
-        cells = [row["title"].split(" (")[0], row["claims"], *(row[v] or "–" for v in VERDICTS), coverage]
+        cells = [title, row["claims"], *(row[v] or "–" for v in VERDICTS), coverage]
         lines.append("| " + " | ".join(str(x) for x in cells) + " |")
+    if missing:
+        lines += ["", "Not checked by any claim yet:", "", *missing]
     return "\n".join(lines)
 
 

@@ -336,7 +336,10 @@ display(table(pd.DataFrame({f"d_head = {d}": {**{f"gap, mean of {c} networks": f
 N_PARAMS = K.KernelParams(beta=6.0, gamma=2.0, b1=0.5, b2=math.pi / 4, draws=16000)  # few patterns: cheap
 PAIRS = ((6.0, 2.0), (3.0, 1.0), (10.0, 2.0), (6.0, 0.5))
 n_rows = analysis.n_matrix_rows(TASKS, N_PARAMS, PAIRS, check_pairs_on_large=scale.current() != "smoke")
-display(table(analysis.n_matrix_frame(n_rows)))
+n_frame = analysis.n_matrix_frame(n_rows)  # two tables: the conditioning of N, then the permutations and det N
+conditioning = [c for c in n_frame.columns if c == "templates" or c.startswith(("σmin", "Lemma E.1"))]
+display(table(n_frame[conditioning]))
+display(table(n_frame.drop(columns=conditioning)))
 
 # %% tags=["hide-input"]
 n_check = checks.lemmas_4_5_to_4_7(n_rows, PAIRS)
