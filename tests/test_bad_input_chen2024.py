@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from lib.papers import __main__ as papers_main
@@ -18,22 +18,7 @@ from lib.papers.chen2024.examples import reasoning_toy
 from lib.papers.course import checks as course_checks
 from lib.papers.course import sweeps as course_sweeps
 from lib.tasks import Batch, InContextTemplateMatching, SequenceClassification, TemplateMatching
-
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-non_ints = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4), st.none(), st.booleans(),
-                     st.lists(st.integers(), max_size=2))
-non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
-non_reals = st.one_of(non_finite, st.text(max_size=4), st.none(), st.booleans())
-
-
-def fails(call, *names):
-    """``call()`` raises TypeError or ValueError whose message names every one of ``names``."""
-    with pytest.raises((TypeError, ValueError)) as error:
-        call()
-    message = str(error.value)
-    assert all(name in message for name in names), f"{message!r} should name {names}"
-    return message
+from bad_input_support import FAST, non_ints, non_finite, non_reals, fails
 
 
 # ----------------------------------------------------------------------------- softmax: the scans

@@ -7,30 +7,17 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from lib.papers.mahdavi2024 import (assumptions, bounds, comparison, construction, data, kruskal, lemmas, official,
                                     readings, trained, training)
 from lib.tasks.random_labels import query_context_data
+from bad_input_support import FAST, non_ints, non_finite, non_reals, fails
 
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-non_ints = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4), st.none(), st.booleans(),
-                     st.lists(st.integers(), max_size=2))
-non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
-non_reals = st.one_of(non_finite, st.text(max_size=4), st.none(), st.booleans())
 non_positive_ints = st.integers(-10**6, 0)
 finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
-
-
-def fails(call, *names):
-    """``call()`` raises TypeError or ValueError whose message names every one of ``names``."""
-    with pytest.raises((TypeError, ValueError)) as error:
-        call()
-    message = str(error.value)
-    assert all(name in message for name in names), f"{message!r} should name {names}"
-    return message
 
 
 # ----------------------------------------------------------------------------- named examples

@@ -7,7 +7,6 @@ Then one plain test per named example: models too big for memory are refused bef
 allocated, and the memory check changes neither the weights nor the global RNG.
 """
 import hashlib
-import math
 
 import numpy as np
 import pytest
@@ -23,26 +22,16 @@ from lib.models.decoder import eq1_config, generate, gpt_config
 from lib.models.embedding import add_readout_weights, check_inputs, sinusoidal_table
 from lib.models.ssm import dss_recurrence, retention_recurrence, selective_scan
 from lib.tasks import Batch
+from bad_input_support import non_bools, non_finite, fails
 
 FAST = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 non_ints = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4), st.booleans(),
                      st.lists(st.integers(), max_size=2))
-non_bools = st.one_of(st.text(max_size=4), st.integers(), st.floats(), st.none())
-non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
 non_reals = st.one_of(non_finite, st.text(max_size=4), st.booleans(), st.integers(max_value=0))
 bad_sizes = st.one_of(non_ints, st.integers(max_value=0), st.integers(min_value=10**6 + 1))
 bad_seeds = st.one_of(non_ints, st.integers(max_value=-1), st.integers(min_value=2**63))
 bad_words = st.one_of(st.text(max_size=6), st.integers(), st.none(), st.lists(st.text(max_size=2), max_size=2))
-
-
-def fails(call, *names):
-    """``call()`` raises TypeError or ValueError whose message names every one of ``names``."""
-    with pytest.raises((TypeError, ValueError)) as error:
-        call()
-    message = str(error.value)
-    assert all(name in message for name in names), f"{message!r} should name {names}"
-    return message
 
 
 BASE = {AttentionConfig: dict(d_model=16, n_out=4, vocab_size=8, max_len=8),

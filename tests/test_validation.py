@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import claims, results, validate
@@ -25,24 +25,10 @@ from lib.tasks import (Batch, IndexLookup, InContextQA, InContextTemplateMatchin
                        TemplateMatching, symbol_names)
 from lib.tasks.random_labels import query_context_data
 from lib.train import TrainConfig, train
+from bad_input_support import FAST, fails, non_bools, non_finite, non_ints, non_reals
 
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # ----------------------------------------------------------------------------- generated values
-non_ints = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=4), st.none(), st.booleans(),
-                     st.lists(st.integers(), max_size=2))
-non_bools = st.one_of(st.text(max_size=4), st.integers(), st.floats(), st.none())
-non_finite = st.sampled_from([math.nan, math.inf, -math.inf])
-non_reals = st.one_of(non_finite, st.text(max_size=4), st.none(), st.booleans())
-
-
-def fails(call, *names):
-    """``call()`` raises TypeError or ValueError whose message names every one of ``names``."""
-    with pytest.raises((TypeError, ValueError)) as error:
-        call()
-    message = str(error.value)
-    assert all(name in message for name in names), f"{message!r} should name {names}"
-    return message
 
 
 # ----------------------------------------------------------------------------- the helpers themselves
