@@ -1,6 +1,7 @@
 """Chen & Zou (2024) tasks: sizes, semantics and splits."""
 import math
 
+import pytest
 import torch
 
 from lib.papers.chen2024.examples import table_1
@@ -116,3 +117,28 @@ def test_learned_verdict_needs_most_seeds_solved_and_gives_partly_for_one():
     assert learned_verdict(np.array([[0.2, 1.0], [0.2, 0.97], [0.3, 0.25]])) == {"passed": True, "partly": True}
     assert learned_verdict(np.array([[0.2, 1.0], [0.2, 0.25], [0.3, 0.25]])) == {"passed": False, "partly": True}
     assert learned_verdict(np.array([[0.2, 0.39], [0.2, 0.24], [0.3, 0.51]])) == {"passed": False, "partly": False}
+
+
+def test_the_run_functions_train_the_stored_recipes():
+    """The curves and limits sweeps train the recipe their stored config holds (issue 30: the scale
+    travels in the config): for every sweep, scale and grid point it is :func:`recipe`'s today, a
+    config whose recipe says otherwise trains what it says, and one whose task differs is refused."""
+    from dataclasses import replace
+
+    from lib.papers.chen2024.sweeps import SWEEPS
+    from lib.papers.chen2024.training import recipe, stored_recipe
+
+    for sweep in SWEEPS.values():
+        for scale in ("smoke", "default", "paper"):
+            config, grid = sweep.define(scale)
+            for point in grid:
+                factor, args = point.get("steps_factor", 1.0), point.get("task_args", {})
+                ours, code = stored_recipe(config, point["task"], scale, factor, **args), \
+                    recipe(point["task"], scale, factor, **args)
+                assert (ours.train, repr(ours.task), ours.init_std, ours.eval_size) == \
+                    (code.train, repr(code.task), code.init_std, code.eval_size), (sweep.key, scale, point)
+    config, _ = SWEEPS["figure2"].define("default")
+    changed = dict(config, recipes=dict(config["recipes"], reasoning=dict(config["recipes"]["reasoning"], lr=0.5)))
+    assert stored_recipe(changed, "reasoning", "default").train == replace(recipe("reasoning", "default").train, lr=0.5)
+    with pytest.raises(ValueError, match="is not the one this code builds"):
+        stored_recipe(config, "reasoning", "paper")

@@ -144,11 +144,11 @@ def one_layer_limits(scale: str) -> tuple[dict, list[dict]]:
 
 # ----------------------------------------------------------------------------- running
 def run_curves(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
-    return [curves_point(p, config["seeds"], scale, device, stop_after) for p in points]
+    return [curves_point(p, config["seeds"], scale, device, stop_after, config=config) for p in points]
 
 
 def run_limits(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
-    return [one_layer_limit_point(p, config["seeds"], scale, device) for p in points]
+    return [one_layer_limit_point(p, config["seeds"], scale, device, config=config) for p in points]
 
 
 # The training curves may hold a NaN evaluation loss: ReLU attention (unnormalised) can push a

@@ -79,6 +79,33 @@ def recipe(name: str, scale: str | None = None, steps_factor: float = 1.0, **ove
     return Recipe(task, config, 0.1, 2000)
 
 
+def stored_recipe(config: dict, name: str, scale: str | None = None, steps_factor: float = 1.0,
+                  **overrides) -> Recipe:
+    """The recipe a sweep's stored ``config`` fixes for task ``name``: the training fields of
+    ``config["recipes"][name]`` (steps times ``steps_factor``), the initial std of
+    ``config["init_std"]`` where the sweep stores one, and the task at ``scale``'s sizes with
+    ``overrides``, accepted only if it or its base instance (without ``overrides``) is the one the
+    config describes (``config["tasks"]`` or ``config["sizes"]``). The run functions train from this,
+    so what a result says it ran is what ran, whatever :func:`recipe` says today."""
+    validate.instance("stored_recipe", "config", config, dict)
+    validate.choice("stored_recipe", "name", name, TASKS)
+    stored = config.get("recipes", {}).get(name)
+    described = (config.get("tasks") or config.get("sizes") or {}).get(name)
+    if not isinstance(stored, dict) or described is None:
+        validate.fail("stored_recipe", "config", f"a sweep config with a recipe and a task for {name!r}",
+                      f"one with keys {sorted(config)}")
+    code, base = recipe(name, scale, **overrides), recipe(name, scale)
+    if described not in (repr(code.task), repr(base.task)):
+        raise ValueError(f"stored_recipe: the config's {name} task {described!r} is not the one this code builds at "
+                         f"scale {scale!r} ({base.task!r}, or {code.task!r} with {overrides})")
+    fields = dict(stored, betas=tuple(stored["betas"]))
+    fields.update({k: tuple(fields[k]) for k in ("lr", "weight_decay", "stop_when") if isinstance(fields[k], list)})
+    train_config = TrainConfig(**fields)
+    train_config = replace(train_config, steps=int(train_config.steps * steps_factor))
+    init_std = config["init_std"][name] if "init_std" in config else code.init_std
+    return Recipe(code.task, train_config, init_std, code.eval_size)
+
+
 def _first_layer_pattern(task) -> torch.Tensor | None:
     """The constructed first-layer W_QK (Theorems 3, 5, 6) restricted to d' = d + n."""
     if isinstance(task, InContextQA):
@@ -140,13 +167,16 @@ def parse_arch(key: str) -> tuple[int, ...]:
 
 def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], init: str = "paper",
                  scale: str | None = None, device=None, progress: bool = True, steps_factor: float = 1.0,
-                 stop_after: int | None = None, train_args: dict | None = None, **overrides) -> dict:
+                 stop_after: int | None = None, train_args: dict | None = None, config: dict | None = None,
+                 **overrides) -> dict:
     """Figures 2 and 4-7: train ``len(seeds)`` models (one ensemble) per architecture, given
     as heads per layer (``(2, 2, 2)``: three layers of two heads), and return their accuracy
     and loss curves on the training set (memorization) or a fixed test sample, keyed by
     :func:`arch_key`. ``stop_after``: only the first steps (see :func:`lib.train.train`);
     ``train_args``: fields of the recipe's :class:`~lib.train.TrainConfig` to replace (e.g.
-    ``{"optimizer": "sgd", "lr": 3.0}``); ``overrides``: the task's constructor arguments."""
+    ``{"optimizer": "sgd", "lr": 3.0}``); ``config``: a sweep's stored config, whose recipe is
+    trained (:func:`stored_recipe`) instead of :func:`recipe`'s; ``overrides``: the task's
+    constructor arguments."""
     validate.choice("train_depths", "name", name, TASKS)
     if isinstance(depths, (str, bytes)) or not hasattr(depths, "__len__") or not len(depths):
         validate.fail("train_depths", "depths", "a non-empty list of architectures (heads per layer)", depths)
@@ -155,7 +185,8 @@ def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], ini
     validate.integers("train_depths", "seeds", seeds, minimum=0)
     if stop_after is not None:
         validate.integer("train_depths", "stop_after", stop_after, minimum=0)
-    r = recipe(name, scale, steps_factor, **overrides)
+    r = recipe(name, scale, steps_factor, **overrides) if config is None else \
+        stored_recipe(config, name, scale, steps_factor, **overrides)
     if train_args:
         r = replace(r, train=replace(r.train, **train_args))
     task = r.task
@@ -171,9 +202,11 @@ def train_depths(name: str, depths: list[tuple[int, ...]], seeds: list[int], ini
     return out
 
 
-def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = None, device=None) -> dict:
+def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = None, device=None,
+                          config: dict | None = None) -> dict:
     """Theorems 2 and 4 in training: final test accuracy of ``len(seeds)`` models with
-    ``point = {"task", "layers", "heads", "extra_rows", "init"}`` on the online task."""
+    ``point = {"task", "layers", "heads", "extra_rows", "init"}`` on the online task (with the
+    recipe of the sweep's stored ``config`` when given, see :func:`stored_recipe`)."""
     validate.instance("one_layer_limit_point", "point", point, dict)
     missing = {"task", "layers", "heads", "extra_rows", "init"} - set(point)
     if missing:
@@ -182,7 +215,7 @@ def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = Non
     validate.integer("one_layer_limit_point", "point['layers']", point["layers"], minimum=1)
     validate.integer("one_layer_limit_point", "point['heads']", point["heads"], minimum=1)
     validate.integers("one_layer_limit_point", "seeds", seeds, minimum=0)
-    r = recipe(point["task"], scale)
+    r = recipe(point["task"], scale) if config is None else stored_recipe(config, point["task"], scale)
     heads = (point["heads"],) * point["layers"]
     factory = model_factory(r.task, point["layers"], heads, point["init"], r.init_std, point["extra_rows"])
     test = r.task.sample(r.eval_size, seed=10_007)
@@ -192,16 +225,16 @@ def one_layer_limit_point(point: dict, seeds: list[int], scale: str | None = Non
 
 
 def curves_point(point: dict, seeds: list[int], scale: str | None = None, device=None,
-                 stop_after: int | None = None) -> dict:
+                 stop_after: int | None = None, config: dict | None = None) -> dict:
     """One grid point of a curves sweep: ``{"task", "init", "archs": [[h1, h2, ...], ...]}`` plus
     optional ``"steps_factor"``, task overrides under ``"task_args"`` and training overrides
-    under ``"train_args"``."""
+    under ``"train_args"``; ``config``: the sweep's stored config, whose recipes it trains."""
     validate.instance("curves_point", "point", point, dict)
     if not {"task", "init", "archs"} <= set(point):
         validate.fail("curves_point", "point", "a dict with task, init and archs", f"keys {sorted(point)}")
     return train_depths(point["task"], [tuple(a) for a in point["archs"]], seeds, point["init"], scale, device,
                         progress=False, steps_factor=point.get("steps_factor", 1.0), stop_after=stop_after,
-                        train_args=point.get("train_args"), **point.get("task_args", {}))
+                        train_args=point.get("train_args"), config=config, **point.get("task_args", {}))
 
 
 @torch.no_grad()
