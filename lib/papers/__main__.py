@@ -1,6 +1,8 @@
 """``python -m lib.papers queue --budget SECONDS [NAME ...]``: the paper-scale queue
 (:mod:`lib.papers.queue`); ``python -m lib.papers status [NAME ...]``: how far each paper-scale
-sweep has got, without running anything."""
+sweep has got, without running anything; ``python -m lib.papers dryrun [NAME ...]``: every
+paper-scale sweep checked on the CPU (data, memory, models, FLOPs, one real step, H100 and T4
+estimates; :mod:`lib.papers.dryrun`), exit status 1 if one cannot run."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +14,7 @@ def main(argv=None) -> int:
     from . import queue
 
     parser = argparse.ArgumentParser(prog="python -m lib.papers", description=__doc__)
-    parser.add_argument("command", choices=["queue", "status"])
+    parser.add_argument("command", choices=["queue", "status", "dryrun"])
     parser.add_argument("names", nargs="*", help="papers (e.g. chen2024) or sweeps (chen2024.figure2_paper_sizes); "
                                                  "default: all, in the queue's priority")
     parser.add_argument("--budget", type=float, default=None, help="queue: seconds to spend (required)")
@@ -21,11 +23,22 @@ def main(argv=None) -> int:
     parser.add_argument("--per-sweep", type=float, default=None,
                         help="queue: seconds at most per sweep, then the next one (default: no cap)")
     parser.add_argument("--device", default=None)
+    parser.add_argument("--engine", choices=["local", "ray"], default="local",
+                        help="queue: run each group here (default) or as one Ray task with a GPU (lib.papers.engines)")
+    parser.add_argument("--no-step", action="store_true", help="dryrun: sizes and FLOPs only, no real training steps")
     args = parser.parse_intermixed_args(argv)
     try:
         sweeps = queue.ordered_sweeps(args.names)
     except ValueError as error:
         parser.error(str(error))
+    if args.command == "dryrun":
+        from . import dryrun
+
+        rows = dryrun.run_all(args.names, step=not args.no_step)
+        print(dryrun.table(rows))
+        print()
+        print(dryrun.footnote(), flush=True)
+        return 0 if all(r.ok for r in rows) else 1
     if args.command == "status":
         outcomes = []
         for sweep in sweeps:
@@ -45,7 +58,7 @@ def main(argv=None) -> int:
     from ..runtime import pick_device
 
     outcomes = queue.run_queue(args.budget, args.names, per_sweep_s=args.per_sweep, device=pick_device(args.device),
-                               margin_s=args.margin)
+                               margin_s=args.margin, engine=args.engine)
     print(queue.table(outcomes), flush=True)
     return 0
 
