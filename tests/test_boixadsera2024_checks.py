@@ -49,15 +49,29 @@ TASKS = {"same/different": st.same_different(), "αβα vs αββ": st.aba_abb()
 
 
 def templates_and_kernels_checks() -> list:
-    """Chapter 1's checks at its default sizes (the MLPs and ridge regressions only when slow; the
-    permutation gaps of majority-4 are checked, as beyond the smoke scale)."""
+    """Chapter 1's checks at its default sizes (the MLPs only when slow; the permutation gaps of
+    majority-4 are checked, as beyond the smoke scale)."""
     found = [checks.claim_e2_app_h(analysis.kernel_checks(PARAMS, mc_samples=pick(100_000, 1_000_000, 1_000_000),
                                                           wide_seeds=pick(4, 8, 8)))]
     pairs = ((6.0, 2.0), (3.0, 1.0), (10.0, 2.0), (6.0, 0.5))
     n_params = K.KernelParams(beta=6.0, gamma=2.0, b1=0.5, b2=math.pi / 4, draws=16000)
     found.append(checks.lemmas_4_5_to_4_7(analysis.n_matrix_rows(TASKS, n_params, pairs), pairs))
+    if SLOW:
+        seeds = list(range(12))  # the default scale's
+        found.append(checks.theorem_i2_lemma_i7(*analysis.mlp_study([16, 64, 256, 1024], seeds, d_hidden=64), seeds))
+    return found
+
+
+def test_templates_and_kernels_claims_rederive():
+    rederive("01_templates_and_kernels", templates_and_kernels_checks(), ("Theorem I.2",))
+
+
+# ----------------------------------------------------------------------------- chapter 1b
+def kernel_regression_checks() -> list:
+    """Chapter 1b's checks at its default sizes (the ridge regressions of Theorem 4.4 and Figure 24
+    only when slow)."""
     templates, labels = TASKS["αβα vs αββ"]
-    found.append(checks.figure_4({A: analysis.gram_blocks(templates, labels, PARAMS, alphabet=A) for A in (8, 4096)}))
+    found = [checks.figure_4({A: analysis.gram_blocks(templates, labels, PARAMS, alphabet=A) for A in (8, 4096)})]
     found.append(checks.remarks_i3_to_i5(analysis.mlp_trainers(64, list(range(4))),
                                          analysis.same_different_construction()))
     ns = [16, 64, 256, 1024]  # the default scale's
@@ -67,8 +81,6 @@ def templates_and_kernels_checks() -> list:
     found.append(checks.claim_d3(*(analysis.idealized_estimator(templates, labels, PARAMS, kernel=k)
                                    for k in ("transformer", "MLP"))))
     if SLOW:
-        seeds = list(range(12))  # the default scale's
-        found.append(checks.theorem_i2_lemma_i7(*analysis.mlp_study([16, 64, 256, 1024], seeds, d_hidden=64), seeds))
         ns, seeds = [16, 64, 256, 1024], range(3)  # the default scale's
         alphabets = [4, 16, 64, 256, 1024, 4096, 16384]
         krr = analysis.krr_errors(TASKS, ns, seeds, PARAMS)
@@ -77,9 +89,8 @@ def templates_and_kernels_checks() -> list:
     return found
 
 
-def test_templates_and_kernels_claims_rederive():
-    rederive("01_templates_and_kernels", templates_and_kernels_checks(),
-             ("Theorem I.2", "Theorem 4.4", "Figure 24"))
+def test_kernel_regression_claims_rederive():
+    rederive("01b_kernel_regression", kernel_regression_checks(), ("Theorem 4.4 (", "Figure 24"))
 
 
 # ----------------------------------------------------------------------------- chapter 2

@@ -31,8 +31,9 @@
 #   layer is a kernel method, and its kernel generalises to unseen symbols on every task built
 #   from disjoint *templates* (Theorem 4.4).
 #
-# This chapter builds the tasks and both halves of the argument. It also builds the kernel the
-# proof is about, and checks each step on the paper's tasks.
+# This chapter builds the tasks, the MLP's failure and the kernel the proof is about, and checks
+# the proof's algebraic core, the N matrix, on the paper's tasks. The
+# {ref}`next chapter <sy-krr>` runs kernel ridge regression itself (Theorem 4.4).
 #
 # **The text we have lost its mathematics.** The paper's text (v1 on arXiv) came to us with every
 # formula, template string and figure caption stripped. The formulas below were rebuilt from the
@@ -41,9 +42,10 @@
 # section says so. The program templates of Figures 1 and 2 are reconstructed too.
 #
 # **Scale.** Everything in this chapter is a kernel computation or a small MLP, at the sizes the
-# paper's kernel theory speaks of (up to n = 1,024 samples at default scale, 4,096 at paper scale). The trained
-# transformers, the two parameters per head and the copy task are the next chapter; the
-# appendix sweeps, pretraining and a discussion of the whole part are the third.
+# paper's kernel theory speaks of. Kernel ridge regression on up to n = 1,024 samples (4,096 at
+# paper scale) is the next chapter; the trained transformers, the two parameters per head and the
+# copy task are the one after; the appendix sweeps, pretraining and a discussion of the whole
+# part are the last.
 
 # %% tags=["setup", "remove-cell"]
 # Setup (not shown in the book): on Colab, install the course once, keeping Colab's own torch.
@@ -64,7 +66,6 @@ device = lib.setup_notebook(seed=0)
 import itertools
 import math
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -183,28 +184,6 @@ print("Lemma I.7's coupling: same training steps, bit for bit:", [c["same_steps"
 mlp_check = checks.theorem_i2_lemma_i7(mlp_rows, coupling, mlp_seeds)
 assert mlp_check.passed
 record(mlp_check)
-
-# %% [markdown]
-# Remarks I.3-I.5 qualify the theorem. **I.3**: good weights exist. An MLP whose hidden unit for
-# each token $v$ fires when both positions hold $v$ answers same/different exactly on unseen
-# symbols, because its weights on unseen tokens are set by hand rather than learned. **I.5**: the
-# failure holds for SGD and minibatches too, not only full-batch Adam. **I.4**: it holds outside
-# the lazy (NTK) regime; the weights that read seen tokens move by a large fraction of their norm
-# while those that read unseen tokens do not move at all. The cell checks all three at n = 64.
-
-# %%
-trainers = analysis.mlp_trainers(64, mlp_seeds[:4])
-construction_mse = analysis.same_different_construction()
-display(table(pd.DataFrame({name: {"train MSE": t["train_mse"].mean(), "test MSE (unseen)": t["test_mse"].mean(),
-                                   "unseen weights unchanged": bool(t["unseen_unchanged"].all()),
-                                   "seen weights moved (min, relative)": t["seen_moved"].min()}
-                            for name, t in trainers.items()}).T))
-print("hand-set MLP, test MSE on unseen symbols:", claims.below(construction_mse))
-
-# %% tags=["hide-input"]
-remarks_check = checks.remarks_i3_to_i5(trainers, construction_mse)
-assert remarks_check.passed
-record(remarks_check)
 
 # %% [markdown]
 # The MLP fits its training set exactly and is at chance on unseen symbols at every n. This is
@@ -362,158 +341,10 @@ record(n_check)
 #
 # The size of $\sigma_{\min}(N)$ is what the theorem's constant depends on, and it already ranks
 # the tasks: majority-4's is two orders of magnitude below the other three tasks' (the table).
-# The next section shows that majority-4 is by far the hardest to learn, as it is for trained
+# The {ref}`next chapter <sy-krr>` shows that majority-4 is by far the hardest to learn, as it is for trained
 # transformers in the paper's Figure 16. Majority-4's determinant (the table) is below what
 # float64 resolves for an 8 × 8 matrix of entries near 0.35, so the identity's relative error
 # is large there; on the three two-template tasks it holds to rounding.
-#
-# (sy-krr)=
-# ## Kernel ridge regression generalises on unseen symbols (Theorem 4.4, Proposition 4.3)
-#
-# Kernel gradient flow with ridge λ converges to $\hat f(x) = K(x, X)(K + \lambda I)^{-1} y$
-# (Proposition 4.3). Theorem 4.4 states that with $K_{\rm trans}$ this estimator's error on a string of
-# unseen symbols vanishes as the number of samples n and the diversity ρ both grow. The error
-# bound itself was stripped from our text. Its shape, a noise term in n plus a term that
-# falls with ρ, is reconstructed from the proof (App. D).
-#
-# We train on n strings whose training alphabet has n tokens, as in App. B, with λ = 10⁻⁵ n. We
-# test on 300 strings from a disjoint alphabet of 1,000 tokens, using three data seeds. A test
-# MSE of 1 is the error of predicting 0. The third panel fixes n = 256 and varies the training
-# alphabet, and with it ρ.
-
-# %%
-krr_ns = scale.pick(smoke=[16, 64, 256], default=[16, 64, 256, 1024], paper=[16, 64, 256, 1024, 4096])
-krr_seeds = range(scale.pick(smoke=1, default=3, paper=3))
-krr = analysis.krr_errors(TASKS, krr_ns, krr_seeds, PARAMS)
-alphabets = scale.pick(smoke=[4, 64, 4096], default=[4, 16, 64, 256, 1024, 4096, 16384],
-                       paper=[4, 16, 64, 256, 1024, 4096, 16384])
-rho = analysis.diversity_errors(TASKS, alphabets, krr_seeds, PARAMS, n=256)
-
-# %% tags=["hide-input"]
-fig, axes = plots.panels(3, ncols=3, height=2.5)
-for ax, kern in zip(axes[:2], ("transformer", "MLP + XXᵀ")):
-    plots.sweep(krr_ns, {name: krr[name, kern] for name in TASKS}, ax=ax, xlabel="training samples n",
-                ylabel="test MSE, unseen symbols", title=f"{kern} kernel", bounds=(0, None), legend=None)
-    ax.axhline(1.0, color="grey", lw=0.8, ls=":")
-    ax.set_xscale("log", base=2)
-plots.sweep([A / 2 for A in alphabets], rho, ax=axes[2], xlabel="diversity ρ = n_symbols / 2", ylabel="test MSE",
-            title="transformer, n = 256", bounds=(0, None), legend=None)
-axes[2].set_xscale("log", base=2)
-plots.shared_legend(fig, axes[:1], ncols=4)
-plots.stamp(fig, f"kernel ridge regression, λ = 1e-5 n, {len(krr_seeds)} data seeds; dotted: predicting 0, where the MLP kernel stays (table below); scale {scale.current()}")
-plt.show()
-krr_table = pd.DataFrame({f"{kern}, n = {n}": {name: krr[name, kern][i].mean() for name in TASKS}
-                          for kern in K.KERNELS for i, n in enumerate(krr_ns) if n in (krr_ns[0], 256, krr_ns[-1])})
-display(table(krr_table.T))  # one row per (kernel, n): nine columns would not fit the page
-
-# %% tags=["hide-input"]
-krr_check = checks.theorem_4_4(krr, rho, krr_ns, alphabets, smoke=scale.current() == "smoke")
-assert krr_check.passed
-record(krr_check)
-
-# %% [markdown]
-# This is the theorem at work: the same estimator, on the same data, generalises with one kernel
-# and not with the other. The only difference is that the transformer kernel sees the
-# *incidence matrix* $XX^\top$ through the attention scores, and an inner-product kernel does
-# not. The MLP + XXᵀ panel shows that handing the incidence matrix to an MLP fixes it at once.
-# The paper's Figure 24 shows the same thing for trained networks: an MLP is at 1.0 for every n,
-# an MLP with XXᵀ concatenated is at 0.13 from n = 4. In the kernel setting the transformer needs
-# between a few hundred and a few thousand samples, and majority-4, with its nearly singular N,
-# is still far from 0 at n = 1,024. The paper calls the data a transformer needs "astonishingly
-# large" for tasks this simple, and it motivates the two parameters per head.
-#
-# Two observations are ours, not the paper's:
-#
-# * **Diversity matters only when it is low.** At fixed n = 256 the error is worst at ρ = 2,
-#   where four tokens are recycled through every sample. It is smallest near ρ ≈ n/8 and then
-#   levels off, slightly higher, as ρ grows further. The theorem needs ρ → ∞ for its bound;
-#   at fixed n, the error it leaves is the n-term's.
-# * **The kernel must be estimated precisely.** The reading notes found that at 8,000 draws per
-#   pattern Monte Carlo error in the kernel alone held same/different's error at a floor for
-#   n ≥ 256; at 32,000 draws (used here) it keeps falling. Because N is nearly singular, small
-#   errors in the kernel's entries matter.
-#   `cached_pattern_values` makes the extra draws cheap: each joint equality pattern is
-#   estimated once per session.
-
-# %% tags=["hide-input"]
-fig24_check = checks.figure_24(krr, krr_ns)
-assert fig24_check.passed
-record(fig24_check)
-
-# %% [markdown]
-# **Label noise and gradient flow.** The runs above use noiseless labels, so Theorem 4.4's noise
-# term is not tested by them. Below, the training labels of αβα vs αββ carry Gaussian noise of
-# standard deviation σ = 0.5, and the error is measured against the noiseless target: it must
-# still fall toward 0 as n grows. Proposition 4.3 is then run rather than assumed: kernel
-# gradient descent from 0 on the ridge objective (step $1/(\lambda_{\max} + \lambda)$, λ = 0.01 n,
-# n = 64) is compared with the ridge estimator on the unseen test strings.
-
-# %%
-noisy = analysis.noisy_krr_errors(*TASKS["αβα vs αββ"], krr_ns, krr_seeds, PARAMS, sigma=0.5)
-print("σ = 0.5, test MSE against f*:", {n: round(e, 3) for n, e in zip(krr_ns, noisy.mean(axis=1))})
-flow = analysis.gradient_flow_run(*TASKS["αβα vs αββ"], PARAMS)
-print("gradient flow: max |f_t - f_ridge| on test strings:",
-      {int(t): claims.below(d) for t, d in zip(flow["steps"], flow["distance"])})
-
-# %% tags=["hide-input"]
-noise_check = checks.theorem_4_4_noise(noisy, krr_ns, 0.5)
-if scale.current() != "smoke":  # one data seed and n <= 256 at smoke
-    assert noise_check.passed
-record(noise_check)
-flow_check = checks.proposition_4_3(flow)
-assert flow_check.passed
-record(flow_check)
-
-# %% [markdown]
-# (sy-figure-4)=
-# ## Figure 4: the Gram matrix is block-structured
-#
-# The heart of Lemma 4.5 (eqs. 5-6) is this. When ρ is large, two samples rarely share a
-# substituted token, so almost every entry of the Gram matrix equals an entry of N: the one for
-# the two samples' templates. Sorted by template, the matrix is a grid of nearly constant
-# blocks, and a test string from template $t_i$ has the same similarities to the training data
-# as any training string from $t_i$. Figure 4 in the paper is an illustration. Here is the
-# matrix itself, for αβα vs αββ with 64 samples, first from an alphabet of 8 tokens and then
-# from one of 4,096. The first 32 or so samples come from αβα, the rest from αββ. At high
-# diversity, the four blocks are flat, with the values of N.
-
-# %%
-templates, labels = TASKS["αβα vs αββ"]
-blocks = {A: analysis.gram_blocks(templates, labels, PARAMS, alphabet=A) for A in (8, 4096)}
-print(f"N = {np.round(blocks[8]['N'], 3).tolist()}; mean |off-diagonal entry - N block| per block, worst block: "
-      + ", ".join(f"alphabet {A}: {b['deviation']:.4f}" for A, b in blocks.items()))
-
-# %% tags=["hide-input"]
-fig, axes = plots.panels(2, ncols=2, height=2.6)
-for ax, (A, b) in zip(axes, blocks.items()):
-    im = ax.imshow(b["gram"], cmap="viridis", vmin=np.nanmin(b["gram"]), vmax=np.nanmax(b["gram"]))
-    ax.grid(False)
-    ax.set(title=f"alphabet {A} (ρ = {A // 2})", xlabel="sample (sorted by template)", ylabel="sample")
-    fig.colorbar(im, ax=ax, shrink=0.8)
-plots.stamp(fig, "transformer kernel K_trans between 64 αβα/αββ strings (diagonal left blank: K(x, x) = 1/2 would swamp "
-                 "the blocks; own colour scale per panel)")
-plt.show()
-blocks_check = checks.figure_4(blocks)
-assert blocks_check.passed
-record(blocks_check)
-
-# %% [markdown]
-# Claim D.3 is the step that turns the block structure into generalisation. On the idealised
-# Gram matrix, exactly block-constant with the blocks of N, the ridge weights of a test string
-# of template $t_i$ are the indicator of template $t_i$'s training samples divided by their
-# number, so the estimator outputs that template's label. This needs N nonsingular: with the
-# MLP kernel's N the weights spread over both templates. The cell computes both, on αβα vs αββ
-# with 256 samples and a small ridge.
-
-# %%
-ideal = {kern: analysis.idealized_estimator(templates, labels, PARAMS, kernel=kern) for kern in ("transformer", "MLP")}
-print({kern: {"ℓ₁ distance to the indicator": round(v["distance"], 6), "estimator error": round(v["error"], 6)}
-       for kern, v in ideal.items()})
-
-# %% tags=["hide-input"]
-d3_check = checks.claim_d3(ideal["transformer"], ideal["MLP"])
-assert d3_check.passed
-record(d3_check)
 
 # %% [markdown]
 # (sy-kernels-differ)=
@@ -523,16 +354,15 @@ record(d3_check)
 #   the cosine layer, the form of N, eq. (9)'s $S_\sigma$, the diversity ρ and the program
 #   templates are rebuilt from the prose and from the authors' code. Each is checked where a
 #   check is possible: the kernel against a wide random network of our own stack, Claim E.2
-#   against Monte Carlo, disjointness against brute force. Theorem 4.4's exact error bound is not
-#   reconstructed. We show its two limits, n and ρ growing, instead.
+#   against Monte Carlo, disjointness against brute force.
 # * **"Almost every" is checked at points.** Lemmas 4.6-4.7 hold outside a null set of
 #   hyperparameters. We check one (β, γ, b₁, b₂) for N, four (β, γ) for eq. (9) and eight
 #   random (b₁, b₂) for Lemma E.1. The notes
 #   record that β ≈ 1 or b₁ ≥ 3 makes kernel ridge regression nearly useless at n ≤ 1024,
 #   although N stays nonsingular there. The theorem promises a limit, not a rate.
-# * **Figure 24 is shown with kernels.** We show it with the kernels of the three models, not
-#   with trained networks. The trained transformers, the two parameters per head, the copy
-#   task and the program tasks (Figures 1, 2, 5, 16, 17, 21 and 22) are the next chapter's;
-#   training only the last layer, the kernel regime itself (Figure 14), is the third's.
 # * **The psychometric tasks are generators only**, as in the paper (App. A). Our
 #   "distribution of 3" has 216 templates, not 144; see the generator's docstring.
+#
+# The {ref}`next chapter <sy-krr>` puts the kernel to work: kernel ridge regression on unseen
+# symbols (Theorem 4.4), its proof's block structure (Figure 4, App. D), and the remarks that
+# qualify the MLP's failure (Remarks I.3-I.5).

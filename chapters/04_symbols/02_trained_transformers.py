@@ -19,7 +19,7 @@
 # (sy-trained)=
 # # Abstract symbols: trained transformers and two parameters per head
 #
-# The kernel chapter showed that a transformer can generalise to unseen symbols, with enough
+# The {ref}`kernel chapters <sy-krr>` showed that a transformer can generalise to unseen symbols, with enough
 # samples. This chapter trains the authors' transformer. It tests the paper's two proposals,
 # each one trainable scalar per attention head that starts at 0:
 #
@@ -182,7 +182,7 @@ else:
 # ## Figures 16 and 22: majority tasks get harder with length
 #
 # The length-k majority task has all $2^{k-1}$ templates $\alpha\{\alpha,\beta\}^{k-1}$. Its label
-# says whether α fills most of positions 2..k. The kernel chapter found its N matrix the worst
+# says whether α fills most of positions 2..k. The {ref}`first chapter <sy-n-matrix>` found its N matrix the worst
 # conditioned of the tasks there, by two to three orders of magnitude. The paper's Figure 16
 # shows the vanilla transformer solving majority-2 by n ≈ 2,048 and majority-4 only at 8,192,
 # and majority-6 and -8 not at all. Figure 22 shows that with both identity scalings, majority-2
@@ -315,8 +315,8 @@ record(checks.figure_5(cres))
 # * **Where the kernel theory predicts training.** The early-time analysis of Theorems 5.1-5.2
 #   holds as computed: at initialisation only $b_h$ moves the loss on unseen tokens. The
 #   inverse scaling of Figure 5 appears in training too: at the same n, the wider vanilla model
-#   copies worse. The kernel chapter's ranking of tasks by $\sigma_{\min}(N)$ agrees with the
-#   paper's trained transformers (Fig. 16: majority-4 is the hardest of the four). Its Figure 24
+#   copies worse. The kernel chapters' ranking of tasks by $\sigma_{\min}(N)$ agrees with the
+#   paper's trained transformers (Fig. 16: majority-4 is the hardest of the four). Their Figure 24
 #   analogue agrees with trained MLPs.
 # * **Where it does not, here.** At this CPU budget, Figure 21's direction holds on αβα vs
 #   αββ: $a_h I$ lowers the test loss at the largest n. The size of the effect does not hold:

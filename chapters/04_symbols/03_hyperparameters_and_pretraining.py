@@ -31,7 +31,7 @@
 #   language model, the diagonals of pretrained heads, and fine-tuning a pretrained model on a
 #   template task.
 #
-# The chapter closes the part with a discussion: where the kernel theory of the first chapter
+# The chapter closes the part with a discussion: where the kernel theory of the first two chapters
 # predicts what training does, and where it does not.
 #
 # **Scale.** The paper's base model has 2 layers, d = 128 and 16 heads of 64, and trains with
@@ -330,7 +330,7 @@ print("mean |a_h| learned: " + readable([min(learned["a_h"]), max(learned["a_h"]
 # * *Rates.* Theorem 4.4 is a limit: infinite width, and n and diversity going to infinity. At
 #   the widths one trains, the literal kernel regime is weak. A trained read-out on a frozen
 #   random transformer of the paper's width does much worse than the infinite-width kernel
-#   (Figure 14 above against kernel ridge regression in the first chapter). In the paper, the
+#   (Figure 14 above against {ref}`kernel ridge regression <sy-krr>`). In the paper, the
 #   fully trained transformer reaches ≈0 by n ≈ 2,048, while its last layer alone is still at
 #   0.11-0.3 at n = 16,384. So the data efficiency the paper measures comes from training the
 #   whole network, which the theory does not describe.

@@ -532,7 +532,7 @@ def remarks_i3_to_i5(trainers: dict, construction_mse: float):
     fail = all(t["train_mse"].mean() < 0.05 and t["test_mse"].mean() > 0.9 for t in trainers.values())
     moved = min(t["seen_moved"].min() for t in trainers.values())
     return _check(
-        "Remarks I.3-I.5 (MLPs: good weights exist, any trainer fails)", "sy-mlp",
+        "Remarks I.3-I.5 (MLPs: good weights exist, any trainer fails)", "sy-mlp-remarks",
         "MLPs can represent a rule that generalises to unseen symbols, but training does not find it: the failure "
         "holds outside the NTK regime and for Adam, SGD and minibatch SGD",
         "remarks (no numbers)",
