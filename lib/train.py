@@ -8,8 +8,11 @@ per-step work on the host does not grow with K:
 
 * fixed training data sits on the device; each member's minibatch indices come from a
   counter-based generator keyed by its seed and the step (:func:`keyed_indices`, one call for
-  all members); an online :class:`~lib.tasks.Task` is sampled on the host with each member's
-  own generator, an evaluation interval at a time, and moved to the device in one copy;
+  all members: draws with replacement, the default), or from shuffled epochs as torch's
+  ``DataLoader(shuffle=True)`` makes them (``TrainConfig(batches="epochs")``, :class:`EpochOrder`:
+  a permutation per epoch, the last partial batch kept); an online :class:`~lib.tasks.Task` is
+  sampled on the host with each member's own generator, an evaluation interval at a time, and
+  moved to the device in one copy;
 * nothing waits for the device between evaluations (early stopping is decided there);
 * on a GPU each update can be replayed as a captured CUDA graph (``graph=True``, the default on
   CUDA), which removes the launch cost of its few hundred small kernels;
@@ -59,6 +62,9 @@ from .tasks.base import IGNORE, Batch, Task, make_generator
 OPTIMIZERS = ("sgd", "adam", "adamw")
 SCHEDULES = ("constant", "warmup_cosine")
 LOSSES = ("cross_entropy", "mse")
+#: how fixed data is cut into minibatches: independent draws with replacement (keyed_indices), or
+#: shuffled epochs as torch's DataLoader(shuffle=True) makes them (EpochOrder)
+BATCHES = ("with_replacement", "epochs")
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,9 @@ class TrainConfig:
     # e.g. ("train", "acc", 1.0); a 4th entry, a logit margin, makes the "acc" test count an example
     # only if its target logit wins by more than that (a stop robust to float noise; see train())
     stop_when: tuple | None = None
+    # fixed data with a batch_size: "with_replacement" (each step's indices drawn independently) or
+    # "epochs" (each epoch a shuffled permutation, batches of batch_size, the last partial one kept)
+    batches: str = "with_replacement"
 
     def __post_init__(self):
         def bad(message):
@@ -92,6 +101,9 @@ class TrainConfig:
         validate.choice(owner, "optimizer", self.optimizer, OPTIMIZERS)
         validate.choice(owner, "schedule", self.schedule, SCHEDULES)
         validate.choice(owner, "loss", self.loss, LOSSES)
+        validate.choice(owner, "batches", self.batches, BATCHES)
+        if self.batches == "epochs" and self.batch_size is None:
+            bad("batches='epochs' needs a batch_size (None trains on the full set every step)")
         for name, bounds in (("lr", {"above": 0.0}), ("weight_decay", {"minimum": 0.0})):
             values = getattr(self, name)
             if isinstance(values, (tuple, list)):
@@ -146,7 +158,12 @@ class TrainConfig:
         return 0.5 * (1.0 + math.cos(math.pi * (step - self.warmup) / span))
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields as a dict; ``batches`` only when it is not the default, so that the configs
+        stored before it existed (and checkpoints' fingerprints) stay the same."""
+        out = asdict(self)
+        if out["batches"] == "with_replacement":
+            del out["batches"]
+        return out
 
 
 # ------------------------------------------------------------------------- losses, metrics
@@ -210,12 +227,62 @@ def keyed_indices(keys: torch.Tensor, step: int | torch.Tensor, batch_size: int,
     return ((z >> 1) & ((1 << 62) - 1)) % population
 
 
+def _int64_draw(generator: torch.Generator) -> int:
+    """One ``torch.empty((), dtype=torch.int64).random_()`` from ``generator``: the draw torch's
+    DataLoader makes for an iterator's base seed, and RandomSampler for its epoch's seed."""
+    return int(torch.empty((), dtype=torch.int64).random_(generator=generator).item())
+
+
+class EpochOrder:
+    """One member's shuffled epochs, as ``DataLoader(dataset, batch_size, shuffle=True)`` draws
+    them from torch's global generator, here ``generator`` (a CPU ``torch.Generator`` in the
+    state the global one would be in when training starts).
+
+    Each epoch the loop calls ``iter(loader)``, which draws the iterator's base seed (one int64),
+    and its first batch makes ``RandomSampler`` draw another int64, seed a fresh generator with
+    it and take ``torch.randperm(population)`` from that; the batches are that permutation cut
+    into ``batch_size`` pieces, the last one partial (``drop_last=False``). A loop that also
+    iterates another DataLoader (an evaluation set, ``shuffle=False``) after updates
+    1, 1 + E, 1 + 2E, ... (``other_loader_every=E``) draws one base seed each time, in between.
+    ``tests/test_train.py`` checks the batches against a real DataLoader.
+    """
+
+    def __init__(self, generator: torch.Generator, *, other_loader_every: int | None = None):
+        validate.instance("EpochOrder", "generator", generator, torch.Generator)
+        if generator.device.type != "cpu":
+            validate.fail("EpochOrder", "generator", "a CPU generator (torch's global one is)", generator.device)
+        if other_loader_every is not None:
+            validate.integer("EpochOrder", "other_loader_every", other_loader_every, minimum=1)
+        self.generator, self.every, self.other_draws = generator, other_loader_every, 0
+
+    def permutation(self, population: int, first_update: int) -> torch.Tensor:
+        """The order of the epoch whose first update is number ``first_update`` (0-based), shape
+        ``(population,)``; epochs must be asked for in order."""
+        if self.every is not None:  # the other loader's iterations before this epoch's first batch
+            due = -(-first_update // self.every)
+            for _ in range(due - self.other_draws):
+                _int64_draw(self.generator)
+            self.other_draws = max(self.other_draws, due)
+        _int64_draw(self.generator)  # iter(loader): the iterator's base seed
+        seed = _int64_draw(self.generator)  # RandomSampler.__iter__: the epoch's own generator
+        return torch.randperm(population, generator=torch.Generator().manual_seed(seed))
+
+    def state_dict(self) -> dict:
+        return {"generator": self.generator.get_state(), "other_draws": self.other_draws}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.generator.set_state(state["generator"])
+        self.other_draws = int(state["other_draws"])
+
+
 class _Source:
     """Each update's training batch ``(K, B, ...)``, resident on the device.
 
     * fixed data (one Batch shared by all members, or one per member) is moved to the device
       once; the full set is every step's batch (``batch_size=None``), or each member's
-      indices come from :func:`keyed_indices` (no host work, no generator state);
+      indices come from :func:`keyed_indices` (no host work, no generator state), or from its
+      :class:`EpochOrder` (``epochs``: one permutation per member and epoch, drawn on the host
+      and moved to the device once per epoch);
     * a Task is sampled on the host with each member's own generator, as before, but a whole
       run of updates (up to the next evaluation) at a time, and moved to the device in one
       copy. The streams are those of one ``sample(batch_size)`` call per update.
@@ -223,9 +290,10 @@ class _Source:
 
     CHUNK_BYTES = 64 * 2**20  # a task's pre-drawn batches, at most
 
-    def __init__(self, data, seeds: Sequence[int], batch_size: int | None, device: torch.device):
+    def __init__(self, data, seeds: Sequence[int], batch_size: int | None, device: torch.device,
+                 epochs: Sequence[EpochOrder] | None = None):
         self.batch_size, self.device, K = batch_size, device, len(seeds)
-        self.data = data
+        self.data, self.epochs = data, epochs
         if isinstance(data, Task):
             if batch_size is None:
                 raise ValueError("train: online tasks need a batch_size")
@@ -249,6 +317,14 @@ class _Source:
         if self.kind == "fixed" and batch_size is not None:
             self.keys = torch.tensor([data_seed(s) for s in seeds], dtype=torch.int64, device=device)
             self.members = torch.arange(K, device=device)[:, None]
+        if epochs is not None:
+            if self.kind != "fixed" or batch_size is None:
+                raise ValueError("train: batches='epochs' needs fixed training data (a Batch, or one per member) "
+                                 "and a batch_size")
+            if len(epochs) != K or not all(isinstance(e, EpochOrder) for e in epochs):
+                raise ValueError(f"train: epochs must be one EpochOrder per member ({K})")
+            self.per_epoch = -(-self.x.shape[1] // batch_size)
+            self.epoch, self.order = -1, None
 
     def batch(self, step: int, until: int) -> tuple[torch.Tensor, torch.Tensor]:
         """The batch of update ``step`` (1-based); ``until``: the last update before the next
@@ -256,12 +332,27 @@ class _Source:
         if self.kind == "fixed":
             if self.batch_size is None:
                 return self.x, self.y
+            if self.epochs is not None:
+                idx = self._epoch_indices(step)
+                return self.x[self.members, idx], self.y[self.members, idx]
             idx = keyed_indices(self.keys, step, self.batch_size, self.x.shape[1])
             return self.x[self.members, idx], self.y[self.members, idx]
         if self.pool is None or not self.pool_start <= step < self.pool_start + self.pool[0].shape[1]:
             self._draw(step, until)
         i = step - self.pool_start
         return self.pool[0][:, i], self.pool[1][:, i]
+
+    def _epoch_indices(self, step: int) -> torch.Tensor:
+        """Each member's indices ``(K, b)`` for update ``step`` (1-based) in shuffled epochs."""
+        epoch, i = divmod(step - 1, self.per_epoch)
+        if epoch != self.epoch:
+            if epoch != self.epoch + 1:
+                raise RuntimeError(f"train: epoch {epoch} asked for after epoch {self.epoch} (epochs go in order)")
+            population = self.x.shape[1]
+            self.order = torch.stack([e.permutation(population, epoch * self.per_epoch) for e in self.epochs]
+                                     ).to(self.device)
+            self.epoch = epoch
+        return self.order[:, i * self.batch_size:(i + 1) * self.batch_size]
 
     def _draw(self, first: int, until: int) -> None:
         one = self.data.sample(self.batch_size, generator=self.generators[0])
@@ -278,6 +369,9 @@ class _Source:
 
     def state_dict(self) -> dict:
         """What a resumed run needs (taken at an evaluation, where no drawn batch is pending)."""
+        if self.epochs is not None:
+            return {"epochs": [e.state_dict() for e in self.epochs], "epoch": self.epoch,
+                    "order": None if self.order is None else self.order.cpu()}
         return {"generators": [g.get_state() for g in self.generators]} if self.kind == "task" else {}
 
     def load_state_dict(self, state: dict) -> None:
@@ -285,6 +379,11 @@ class _Source:
             for g, s in zip(self.generators, state["generators"]):
                 g.set_state(s)
             self.pool = None
+        if self.epochs is not None:
+            for e, s in zip(self.epochs, state["epochs"]):
+                e.load_state_dict(s)
+            self.epoch = int(state["epoch"])
+            self.order = None if state["order"] is None else state["order"].to(self.device)
 
 
 def _eval_sets(evals: Mapping | None, K: int, config: TrainConfig) -> dict[str, Batch]:
@@ -363,7 +462,8 @@ def _as_factory(model) -> Callable[[int], nn.Module]:
 
 def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping | None = None, *,
           device=None, dtype: torch.dtype | None = None, progress: bool = True, desc: str = "train",
-          stop_after: int | None = None, graph: bool | None = None) -> Run:
+          stop_after: int | None = None, graph: bool | None = None,
+          epochs: Sequence[EpochOrder] | None = None) -> Run:
     """Train one model per seed, all together, and evaluate them every ``eval_every`` steps.
 
     ``model``: a model config (:class:`~lib.models.AttentionConfig`, ...) or a function ``seed -> nn.Module`` (e.g. one that
@@ -378,6 +478,9 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     so its first steps can be recomputed cheaply (``python -m lib.results verify``).
     ``graph``: capture each update as a CUDA graph (default: on a CUDA device), which removes
     the per-step launch overhead of many small kernels; the numbers are those of the eager step.
+    ``epochs``: with ``config.batches="epochs"``, each member's :class:`EpochOrder` (the state of
+    the generator its DataLoader would draw from); default: one on a generator seeded with the
+    member's :func:`data_seed`.
 
     Inside :func:`checkpoints`, the run saves its state every few minutes (at evaluations) and
     a rerun of the same call resumes from it, ending with exactly the numbers of an
@@ -441,7 +544,11 @@ def train(model, seeds: Sequence[int], config: TrainConfig, data, evals: Mapping
     lr = torch.tensor(config.per_member("lr", K), device=device, dtype=float_dtype)
     wd = torch.tensor(config.per_member("weight_decay", K), device=device, dtype=float_dtype)
     optimizer = StackedOptimizer(layout, flat, config, lr, wd)
-    source = _Source(data, seeds, config.batch_size, device)
+    if epochs is not None and config.batches != "epochs":
+        raise ValueError("train: epochs (EpochOrder per member) are for config.batches='epochs'")
+    if config.batches == "epochs" and epochs is None:
+        epochs = [EpochOrder(torch.Generator().manual_seed(data_seed(s))) for s in seeds]
+    source = _Source(data, seeds, config.batch_size, device, epochs)
     eval_sets = {n: b.to(device) for n, b in _eval_sets(evals, K, config).items()}
     if config.stop_when is not None and config.stop_when[0] not in eval_sets:
         raise ValueError(f"train: stop_when refers to evaluation set {config.stop_when[0]!r}, "
@@ -613,17 +720,24 @@ class _CapturedStep:
     def __init__(self, update, optimizer: StackedOptimizer):
         self.update, self.optimizer, self.graph = update, optimizer, None
         self.failed = False
+        self.shape, self.captured = None, {}  # one graph per batch shape (shuffled epochs end partial)
 
     def __call__(self, x, y, scalars):
         if self.failed:
             return self.update(x, y, scalars)
-        if self.graph is None:
+        shape = (tuple(x.shape), tuple(y.shape))
+        if shape != self.shape and shape in self.captured:
+            self.graph, self.x, self.y, self.scalars, self.loss = self.captured[shape]
+            self.shape = shape
+        elif shape != self.shape:
             try:
                 self._capture(x, y, scalars)
             except Exception as error:  # noqa: BLE001 - fall back, loudly
                 warnings.warn(f"train: CUDA graph capture failed ({error}); using the eager step", stacklevel=3)
                 self.failed = True
                 return self.update(x, y, scalars)
+            self.shape = shape
+            self.captured[shape] = (self.graph, self.x, self.y, self.scalars, self.loss)
         self.x.copy_(x)
         self.y.copy_(y)
         for name, value in scalars.items():

@@ -199,13 +199,14 @@ def test_stop_margin_counts_only_clear_wins():
 
 
 @pytest.mark.filterwarnings("error::UserWarning")
-@pytest.mark.parametrize("data", ["task", "minibatches"])
+@pytest.mark.parametrize("data", ["task", "minibatches", "epochs"])
 def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path, data):
+    """Also in shuffled epochs (13 batches of 200 examples, the last of 8), cut in mid-epoch."""
     from lib.train import checkpoints
 
     source = TASK if data == "task" else [TASK.sample(200, seed=s) for s in (5, 6)]
     config = TrainConfig(steps=60, lr=(0.02, 0.01), optimizer="adam", schedule="warmup_cosine", warmup=5,
-                         batch_size=16, eval_every=10)
+                         batch_size=16, eval_every=10, batches="epochs" if data == "epochs" else "with_replacement")
     evals = {"test": TASK.sample(100, seed=9)}
     whole = train(MODEL, [1, 2], config, source, evals, progress=False)
     with checkpoints(tmp_path, every_s=0):  # save at every evaluation
@@ -228,10 +229,12 @@ def test_a_resumed_run_ends_exactly_as_an_uninterrupted_one(tmp_path, data):
         train(MODEL, [1, 2], other, source, evals, progress=False)  # not this run's state: starts afresh
 
 
-def test_the_captured_step_bookkeeping_replays_the_eager_trajectory(monkeypatch):
+@pytest.mark.parametrize("batches", ["with_replacement", "epochs"])
+def test_the_captured_step_bookkeeping_replays_the_eager_trajectory(monkeypatch, batches):
     """The CUDA-graph step, with CUDA replaced by stand-ins that run the step eagerly: warm-up
     and capture leave the state untouched, the step's scalars reach the optimizer through 0-d
-    tensors, the step count advances once per replay, and the run ends exactly as the eager one."""
+    tensors, the step count advances once per replay, and the run ends exactly as the eager one;
+    in shuffled epochs the partial last batch has its own graph, captured once."""
     import contextlib
 
     import lib.train as T
@@ -258,12 +261,14 @@ def test_the_captured_step_bookkeeping_replays_the_eager_trajectory(monkeypatch)
     monkeypatch.setattr(torch.cuda, "CUDAGraph", FakeGraph)
     monkeypatch.setattr(torch.cuda, "graph", lambda g: contextlib.nullcontext())
     config = TrainConfig(steps=30, lr=(0.02, 0.01), optimizer="adamw", weight_decay=0.01, schedule="warmup_cosine",
-                         warmup=5, batch_size=16, eval_every=10, grad_clip=1.0)
-    eager = train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False, graph=False)
+                         warmup=5, batch_size=16, eval_every=10, grad_clip=1.0, batches=batches)
+    data = TASK if batches == "with_replacement" else TASK.sample(40, seed=3)  # epochs of 16, 16, 8
+    eager = train(MODEL, [1, 2], config, data, {"test": TASK}, progress=False, graph=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a failed capture would fall back with a warning
-        graphed = train(MODEL, [1, 2], config, TASK, {"test": TASK}, progress=False, graph=True)
+        graphed = train(MODEL, [1, 2], config, data, {"test": TASK}, progress=False, graph=True)
     np.testing.assert_array_equal(graphed.train_loss, eager.train_loss)
+    assert len(FakeGraph.step.captured) == (1 if batches == "with_replacement" else 2)
     for name, p in eager.params.items():
         assert torch.equal(graphed.params[name], p), name
 
@@ -321,3 +326,108 @@ def test_a_checkpoint_that_would_run_code_is_refused_unexecuted_and_a_truncated_
     np.testing.assert_array_equal(again.train_loss, clean.train_loss)
     with checkpoints(saves, every_s=0):  # and its own complete file loads with weights_only=True
         assert train(MODEL, [1], config, TASK, {"test": TASK}, progress=False).resumed_at == 20
+
+
+# ----------------------------------------------------------------------------- shuffled epochs
+def dataloader_indices(T, batch_size, steps, eval_every=None):
+    """The indices torch's own DataLoader(shuffle=True) yields, update by update, drawing from
+    the global generator as it stands, in a loop that restarts the loader at each epoch's end
+    and, with ``eval_every``, iterates a second (unshuffled) loader after updates 1,
+    1 + eval_every, ... (Mahdavi et al.'s official trainer)."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data = TensorDataset(torch.arange(T))
+    loader, other = DataLoader(data, batch_size=batch_size, shuffle=True), DataLoader(data, batch_size=batch_size)
+    out, iterator = [], iter(loader)
+    while len(out) < steps:
+        try:
+            (batch,) = next(iterator)
+        except StopIteration:
+            iterator = iter(loader)
+            continue
+        out.append(batch)
+        if eval_every is not None and (len(out) - 1) % eval_every == 0:
+            for _ in other:
+                pass
+    return out
+
+
+@pytest.mark.parametrize("T, batch_size, eval_every", [(550, 256, None), (550, 256, 4), (40, 16, 1), (32, 8, 3)])
+def test_epoch_batches_are_a_dataloaders(T, batch_size, eval_every):
+    """EpochOrder in the trainer's batch source gives each member exactly the batches a
+    DataLoader(TensorDataset(...), batch_size, shuffle=True) yields from torch's global generator
+    in the same state (here: after some other draws, as a model's initialisation makes),
+    partial last batch included (256, 256, 38 for T = 550), epoch after epoch."""
+    from lib.tasks.base import Batch
+    from lib.train import EpochOrder, _Source
+
+    seeds, per_epoch = [3, 8], -(-T // batch_size)
+    steps = 3 * per_epoch + 1
+    expected, orders = [], []
+    with torch.random.fork_rng():
+        for seed in seeds:
+            torch.manual_seed(seed)
+            torch.nn.Linear(7, 5)  # the draws of a model's initialisation
+            orders.append(EpochOrder(torch.Generator().manual_seed(0), other_loader_every=eval_every))
+            orders[-1].generator.set_state(torch.get_rng_state())
+            expected.append(dataloader_indices(T, batch_size, steps, eval_every))
+    data = [Batch(torch.zeros(T, 1), torch.arange(T)) for _ in seeds]
+    source = _Source(data, seeds, batch_size, torch.device("cpu"), orders)
+    for step in range(1, steps + 1):
+        _, y = source.batch(step, step)
+        sizes = {len(e[step - 1]) for e in expected}
+        assert y.shape == (len(seeds), *sizes)
+        for k in range(len(seeds)):
+            assert torch.equal(y[k], expected[k][step - 1]), (step, k)
+    assert [len(b) for b in expected[0][:per_epoch]] == [batch_size] * (per_epoch - 1) + [T - batch_size * (per_epoch - 1)]
+
+
+def test_training_in_epochs_equals_a_plain_dataloader_loop():
+    """train(batches="epochs") with its default EpochOrder (a generator seeded with the member's
+    data_seed) equals, in float64 to 1e-9, the ordinary loop: a DataLoader(shuffle=True) over
+    the data drawing from the global generator seeded alike, and torch.optim.Adam; 40 examples
+    in batches of 16, 16 and 8."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data, seeds, steps = TASK.sample(40, seed=4), [2, 5], 14
+    config = TrainConfig(steps=steps, lr=0.01, optimizer="adam", batch_size=16, eval_every=7, batches="epochs")
+    run = train(MODEL, seeds, config, data, {"train": data}, dtype=torch.float64, progress=False)
+    for k, seed in enumerate(seeds):
+        model = build_model(MODEL, seed=seed).double()
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        losses = []
+        with torch.random.fork_rng():
+            torch.manual_seed(data_seed(seed))
+            loader = DataLoader(TensorDataset(data.x, data.y), batch_size=16, shuffle=True)
+            while len(losses) < steps:
+                for x, y in loader:
+                    if len(losses) == steps:
+                        break
+                    loss = F.cross_entropy(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    losses.append(loss.item())
+        np.testing.assert_allclose(run.train_loss[k], losses, rtol=1e-9)
+        for (name, p), q in zip(model.named_parameters(), run.model(k).parameters()):
+            assert torch.allclose(p, q, rtol=1e-7, atol=1e-9), name
+
+
+def test_epoch_batches_refuse_what_they_cannot_do():
+    from lib.train import EpochOrder
+
+    with pytest.raises(ValueError, match="batch_size"):
+        TrainConfig(steps=1, batch_size=None, batches="epochs")
+    with pytest.raises(ValueError, match="batches"):
+        TrainConfig(steps=1, batches="shuffled")
+    config = TrainConfig(steps=2, batch_size=4, batches="epochs")
+    with pytest.raises(ValueError, match="fixed training data"):
+        train(MODEL, [0], config, TASK, progress=False)
+    with pytest.raises(ValueError, match="config.batches='epochs'"):
+        train(MODEL, [0], TrainConfig(steps=2, batch_size=4), TASK.sample(8, seed=0), progress=False,
+              epochs=[EpochOrder(torch.Generator())])
+    with pytest.raises(ValueError, match="other_loader_every"):
+        EpochOrder(torch.Generator(), other_loader_every=0)
+    # the default stays what it was: stored configs and checkpoints' fingerprints are unchanged
+    assert "batches" not in TrainConfig(steps=1).to_dict()
+    assert TrainConfig(**config.to_dict()) == config

@@ -9,7 +9,9 @@ Inputs are either token ids ``(B, n)`` or vectors ``(B, n, input_dim)``:
 
 Positions are added: ``"onehot"`` puts position ``i`` in row ``token_block + i`` (after the
 token one-hot), ``"learned"`` adds a table ``W_pos``, ``"sinusoidal"`` the fixed table of
-Vaswani et al. (2017), ``"none"`` nothing. The read-out is ``h W_U (+ b_U)``.
+Vaswani et al. (2017), ``"none"`` nothing (the sinusoidal table is computed in float64 and
+rounded, or, ``sinusoid_precision="float32"``, in float32 as the common PyTorch recipe does,
+e.g. Mahdavi et al.'s official code). The read-out is ``h W_U (+ b_U)``.
 
 The weights are registered on the model itself (flat names ``W_E``, ``W_pos``, ``W_U``...), so
 that every family names them alike and constructions load them by the same names.
@@ -31,6 +33,8 @@ from ..validate import ArgumentTypeError
 INPUTS = ("tokens", "vectors")
 EMBEDDINGS = {"tokens": ("onehot", "learned"), "vectors": ("linear", "identity")}
 POSITIONS = ("none", "onehot", "learned", "sinusoidal")
+#: the arithmetic of the sinusoidal table (stored in float32 either way)
+SINUSOID_PRECISIONS = ("float64", "float32")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +52,7 @@ class InputFields:
     positions: str = "none"  # "none", "onehot", "learned" or "sinusoidal"
     max_len: int = 512  # longest input (the positional table's length)
     readout_bias: bool = True  # a bias b_U in the read-out
+    sinusoid_precision: str = "float64"  # the sinusoidal table computed in "float64" or "float32"
 
     def check_input(self, fail) -> None:
         """Call ``fail(message)`` for the first inconsistent input field."""
@@ -55,6 +60,8 @@ class InputFields:
             fail(f"input must be one of {', '.join(INPUTS)}; got {self.input!r}")
         if not isinstance(self.positions, str) or self.positions not in POSITIONS:
             fail(f"positions must be one of {', '.join(POSITIONS)}; got {self.positions!r}")
+        if not isinstance(self.sinusoid_precision, str) or self.sinusoid_precision not in SINUSOID_PRECISIONS:
+            fail(f"sinusoid_precision must be one of {', '.join(SINUSOID_PRECISIONS)}; got {self.sinusoid_precision!r}")
         if not isinstance(self.embedding, str) or self.embedding not in EMBEDDINGS[self.input]:
             fail(f"embedding for {self.input} inputs must be one of {', '.join(EMBEDDINGS[self.input])}; "
                  f"got {self.embedding!r}")
@@ -83,12 +90,24 @@ class InputFields:
         return self.token_block + (self.max_len if self.positions == "onehot" else 0)
 
 
-def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
-    """The sine/cosine positional table of Vaswani et al. (2017), shape (max_len, d_model)."""
+def sinusoidal_table(max_len: int, d_model: int, precision: str = "float64") -> torch.Tensor:
+    """The sine/cosine positional table of Vaswani et al. (2017), shape (max_len, d_model), in
+    float32: computed in float64 and rounded (``precision="float64"``), or every operation in
+    float32 (``"float32"``), as the usual PyTorch module computes it (``arange`` positions times
+    ``exp(arange(0, d, 2) * -log(10000) / d)``; Mahdavi et al.'s official
+    ``SinPositionalEncoding``, bit for bit): the two differ in the last bits."""
     validate.integer("sinusoidal_table", "max_len", max_len, 1, validate.MAX_COUNT)
     validate.integer("sinusoidal_table", "d_model", d_model, 1, validate.MAX_COUNT)
+    validate.choice("sinusoidal_table", "precision", precision, SINUSOID_PRECISIONS)
     validate.memory("sinusoidal_table", f"the table (max_len x d_model = {max_len * d_model:.1e} numbers)",
                     8.0 * max_len * d_model)
+    if precision == "float32":
+        position = torch.arange(max_len)[:, None].to(torch.float32)
+        rate = torch.exp(torch.arange(0, d_model, 2).to(torch.float32) * (-math.log(10000.0) / d_model))
+        table = torch.zeros(max_len, d_model, dtype=torch.float32)
+        table[:, 0::2] = torch.sin(position * rate)
+        table[:, 1::2] = torch.cos(position * rate)[:, : d_model // 2]
+        return table
     position = torch.arange(max_len, dtype=torch.float64)[:, None]
     rate = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(10000.0) / d_model))
     table = torch.zeros(max_len, d_model, dtype=torch.float64)
@@ -109,7 +128,7 @@ def add_input_weights(model: nn.Module, c) -> None:
     if c.positions == "learned":
         model.W_pos = nn.Parameter(torch.empty(c.max_len, c.d_model))
     elif c.positions == "sinusoidal":
-        model.register_buffer("W_pos", sinusoidal_table(c.max_len, c.d_model))
+        model.register_buffer("W_pos", sinusoidal_table(c.max_len, c.d_model, c.sinusoid_precision))
 
 
 _CHECKED = contextvars.ContextVar("inputs_checked", default=False)

@@ -4,9 +4,11 @@ Adam lr 1e-3 (5% warm-up from lr/100, then cosine), every step the full set, 20,
 evaluation every 500 and early stop at 100% training accuracy.
 
 A *recipe* is the official one (:mod:`lib.papers.mahdavi2024.official`: its data, its initial
-weights, its checkpoint rule) with some ingredients of ours swapped in: our data generator
-(``"data"``), our whole initialisation (``"init"``) or one part of it (a key of
-:data:`INIT_PARTS`). ``OFFICIAL_CODE`` holds what the official code itself reported on this
+weights, its float32 sinusoidal table, its checkpoint rule; every step the full set, as the
+code's one shuffled batch of all T = 200 < 256 examples is up to the order of a sum) with some
+ingredients of ours swapped in: our data generator (``"data"``), our whole initialisation
+(``"init"``) or one part of it (a key of :data:`INIT_PARTS`); ``"ours"`` is our whole recipe,
+our float64 table included. ``OFFICIAL_CODE`` holds what the official code itself reported on this
 configuration, run by hand: the reference, like a paper's value.
 """
 from __future__ import annotations
@@ -42,7 +44,7 @@ def official_model(dim: int, context_size: int, n_heads: int, d_head: int, ours:
                       validate.ArgumentTypeError)
     for part in ours:
         validate.choice("official_model", "ours", part, tuple(INIT_PARTS))
-    config = model_config(dim, context_size, n_heads, d_head)
+    config = model_config(dim, context_size, n_heads, d_head, official=True)
 
     def make(seed: int):
         mine = build_model(config, seed=seed)
@@ -88,7 +90,7 @@ def run_comparison(config: dict, points: list[dict], *, scale: str, device=None,
     factories, data, members = [], [], []
     for point in points:
         swapped = RECIPES[point["recipe"]]
-        shape = model_config(d, n, point["H"], config["d_h"])
+        shape = model_config(d, n, point["H"], config["d_h"], official=point["recipe"] != "ours")
         for seed in seeds:
             data.append(query_context_data(T, n, d, n_classes=N_CLASSES, seed=seed) if "data" in swapped
                         else official_data(T, n, d, seed=seed))

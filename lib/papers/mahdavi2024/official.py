@@ -9,11 +9,19 @@ checkpoint rule. A sweep whose config says ``recipe="official"`` uses all three
   ``e = uniform(size=(T, d))`` and the labels, ``multinomial(1, ones(C)/C, size=T).argmax(-1)``
   (classes) or ``uniform(size=T)`` (reals); ``X = [e; E]`` per example, in float32. Bit for bit
   (a test checks the code's fingerprints).
-* **model**: :func:`lib.papers.mahdavi2024.training.model_config`, the same layer as ours.
+* **model**: :func:`lib.papers.mahdavi2024.training.model_config`, the same layer as ours, with
+  the sinusoidal table computed in float32 as the code's ``SinPositionalEncoding`` does
+  (``official=True``; ours computes it in float64 and rounds).
 * **initialisation** (:func:`official_init`): the code's ``torch.manual_seed(seed)`` and then its
   modules' initialisers in construction order, bit for bit: ``nn.Linear``'s default for the
   embedding and the decoder, Xavier-uniform for each head's ``W_Q``, ``W_K`` (``d_model x d_h``)
   and ``W_V`` (``d_model x 1``), and for ``W_O`` as one ``(H, d_model)`` matrix.
+* **minibatches** (:func:`official_epochs`): the code's ``DataLoader(batch_size=256,
+  shuffle=True)``: shuffled epochs, the last partial batch kept (256, 256, 38 for T = 550), the
+  shuffle drawn from torch's global generator after the model's initialisation, with the
+  evaluation loader's draws in between (:class:`lib.train.EpochOrder`); the budget counts
+  ``max(epochs x T // 256, min steps)`` updates (:func:`official_steps`, the code's
+  ``_set_train_epochs``).
 * **checkpoint rule** (:func:`best_checkpoint`): evaluations every 500 updates on the training
   set; the reported accuracy is that of the evaluation with the lowest loss (the first, on ties),
   not the last one.
@@ -27,7 +35,7 @@ import torch
 
 from ... import validate
 from ...tasks.base import Batch
-from ...train import Run
+from ...train import EpochOrder, Run
 
 #: the code's number of classes (classification)
 N_CLASSES = 100
@@ -77,10 +85,16 @@ def official_init(model, seed: int, n_heads: int | None = None, d_head: int | No
     validate.instance(owner, "model", model, AttentionModel)
     validate.integer(owner, "seed", seed, minimum=0, maximum=2**63 - 1)
     c = model.config
-    H_all, d, dk_all = c.heads[0], c.d_model, c.head_size(0)
+    H_all, dk_all = c.heads[0], c.head_size(0)
     H = H_all if n_heads is None else validate.integer(owner, "n_heads", n_heads, minimum=1, maximum=H_all)
     dk = dk_all if d_head is None else validate.integer(owner, "d_head", d_head, minimum=1, maximum=dk_all)
-    g = torch.Generator().manual_seed(seed)
+    return model.set_weights(_initial_weights(torch.Generator().manual_seed(seed), c, H, dk))
+
+
+def _initial_weights(g: torch.Generator, c, H: int, dk: int) -> dict:
+    """The code's initial weights for ``H`` heads of query/key size ``dk``, drawn from ``g`` in
+    its order, laid out for a model of config ``c`` (switched-off heads and columns zero)."""
+    H_all, d, dk_all = c.heads[0], c.d_model, c.head_size(0)
     init = torch.nn.init
 
     def linear(n_in: int, n_out: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -98,8 +112,38 @@ def official_init(model, seed: int, n_heads: int | None = None, d_head: int | No
     W_O[:H, 0] = init.xavier_uniform_(torch.empty(H, d), generator=g)
     W_U, b_U = linear(d, c.n_out)
     attn = "layers.0.attn."
-    return model.set_weights({"W_in": W_in.T, "b_in": b_in, attn + "W_Q": W_Q, attn + "W_K": W_K,
-                              attn + "W_V": W_V, attn + "W_O": W_O, "W_U": W_U.T, "b_U": b_U})
+    return {"W_in": W_in.T, "b_in": b_in, attn + "W_Q": W_Q, attn + "W_K": W_K, attn + "W_V": W_V,
+            attn + "W_O": W_O, "W_U": W_U.T, "b_U": b_U}
+
+
+def official_epochs(config, seed: int, n_heads: int, d_head: int, eval_every: int) -> EpochOrder:
+    """The code's minibatch order for one run: torch's global generator as the code leaves it
+    after ``torch.manual_seed(seed)`` and building its model of ``n_heads`` heads of size
+    ``d_head`` (config ``config``, :func:`~lib.papers.mahdavi2024.training.model_config`), as
+    an :class:`~lib.train.EpochOrder` that also draws the seed of each evaluation pass, which
+    the code runs through a second DataLoader after updates 1, 1 + ``eval_every``, ...
+    (``src/trainers.py``)."""
+    from ...models import AttentionConfig
+
+    owner = "official_epochs"
+    validate.instance(owner, "config", config, AttentionConfig)
+    validate.integer(owner, "seed", seed, minimum=0, maximum=2**63 - 1)
+    H = validate.integer(owner, "n_heads", n_heads, minimum=1, maximum=config.heads[0])
+    dk = validate.integer(owner, "d_head", d_head, minimum=1, maximum=config.head_size(0))
+    validate.integer(owner, "eval_every", eval_every, minimum=1)
+    g = torch.Generator().manual_seed(seed)
+    _initial_weights(g, config, H, dk)
+    return EpochOrder(g, other_loader_every=eval_every)
+
+
+def official_steps(T: int, epochs: int, min_steps: int, batch_size: int) -> int:
+    """The code's budget in updates: ``max(epochs * T // batch_size, min_steps)`` (``src/main.py``,
+    ``_set_train_epochs``: 500 epochs and at least 50,000 updates by default)."""
+    owner = "official_steps"
+    for name, value in (("T", T), ("epochs", epochs), ("batch_size", batch_size)):
+        validate.integer(owner, name, value, minimum=1)
+    validate.integer(owner, "min_steps", min_steps, minimum=0)
+    return max(epochs * T // batch_size, min_steps)
 
 
 def best_checkpoint(run: Run, name: str = "train", metric: str = "acc", *, last_update_counts: bool = False

@@ -7,7 +7,8 @@ for Figures 2c and 3); Appendix H the two runs of Figure 3; Appendix I.1 the per
 of Figure 4. The swept values and the numbers of examples T are on the figures' axes and legends,
 not in our text: they are taken from the official code's ``reproduce.sh``, which produced those
 figures (reading notes, Sec. 4.2-4.5), and say so in their source. Minibatches: Appendix A counts
-the budget in epochs, and the official code (``src/trainers.py``) shuffles each epoch. Fields the
+the budget in epochs, and the official code (``src/trainers.py``) shuffles each epoch; the official
+recipe does too (:class:`lib.train.EpochOrder`), ours draws with replacement. Fields the
 paper leaves open (the seeds, the initialisation, the checkpoint, early stopping) are
 :data:`~lib.paper_setup.NOT_STATED`. Adam with warm-up and cosine decay is the trainer's fixed
 choice for every run (:func:`lib.papers.mahdavi2024.training.train_group`), not a config field, so
@@ -20,8 +21,6 @@ hold their setting, and :func:`vit_setting` and :func:`lm_setting` read ours fro
 chapter checks.
 """
 from __future__ import annotations
-
-import math
 
 from ...paper_setup import NOT_STATED, Setup, Stated
 
@@ -80,11 +79,25 @@ FIGURE_5 = _figure("Figure 5", "shared", "reals U(0,1)", _STEPS, **{
 
 
 def _steps(config: dict, grid: list[dict]) -> str | int:
-    """The step budget, as App. A's rule where every point's budget follows it (the paper scale),
-    else the number of steps."""
-    steps = config["steps"]
-    rule = all(steps == max(math.ceil(500 * p["T"] / 256), 50_000) for p in grid)
-    return _STEPS if rule and config.get("batch_size") == 256 else steps
+    """The budget in updates: App. A's rule where the config counts it so (500 epochs of 256 and
+    at least 50,000 updates: the paper scale), else the number every point trains
+    (:func:`~lib.papers.mahdavi2024.training.group_steps`), or the rule the config states when the
+    points train different numbers."""
+    from .training import group_steps
+
+    if config.get("epochs") == 500 and config.get("batch_size") == 256 and config["steps"] == 50_000:
+        return _STEPS
+    each = {group_steps(config, p["T"]) for p in grid}
+    if len(each) == 1:
+        return each.pop()
+    return f"max({config['epochs']} epochs, {config['steps']:,})"
+
+
+def _minibatches(config: dict) -> str:
+    """How the run cut its data into minibatches (:func:`~lib.papers.mahdavi2024.training.train_group`)."""
+    if config["batch_size"] is None:
+        return "every step the full set"
+    return "shuffled epochs" if config.get("recipe") == "official" else "drawn with replacement"
 
 
 def _values(grid: list[dict], key: str) -> list:
@@ -101,7 +114,7 @@ def ours(result) -> dict:
             "heads H": _values(grid, "H"), "context n": _values(grid, "n"), "head size d_h": _values(grid, "d_h"),
             "examples T": _values(grid, "T"), "width d": config["dim"], "learning rate": config["lr"],
             "batch": batch if batch is not None else "full set",
-            "minibatches": "every step the full set" if batch is None else "drawn with replacement",
+            "minibatches": _minibatches(config),
             "seeds": len(config["seeds"]), "steps": _steps(config, grid),
             # Figure 3's saturation is read off the trained weights (training.saturation_stats on run.model)
             **({"weights measured": "the final weights"} if config.get("saturation") else {})}

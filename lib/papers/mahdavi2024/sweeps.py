@@ -3,8 +3,11 @@
 ``SWEEPS[name].result()`` loads (or runs) one; ``python -m lib.papers.mahdavi2024 SCALE [NAME ...]``
 runs them from the command line. Every point of a sweep with the same T, with all its seeds,
 trains as one masked ensemble (:func:`lib.papers.mahdavi2024.training.run_group`). The paper
-scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k, 50k-300k steps) on the
-official code's recipe (data, initial weights, checkpoint rule); the smaller scales use ours, and
+scale is the official ``reproduce.sh`` grid (d = 64, T up to 130k) on the official code's recipe
+(data, initial weights, float32 sinusoidal table, shuffled epochs of 256, checkpoint rule) and
+budget: 500 epochs and at least 50,000 updates (300,000 for Figures 2c and 3), so a config's
+``steps`` is the minimum and ``epochs`` the rule (:func:`~.training.group_steps`); the smaller
+scales count updates only and use our recipe, and
 ``fig2a_official``, ``fig2b_official`` and ``fig2c_official`` run Figure 2 on the official recipe
 at their budget, for the comparison of issue 16.
 
@@ -48,8 +51,8 @@ from .training import run_group
 def recipe(size: str) -> dict:
     """Model width, optimiser and budget at one scale (JSON-able; goes into each config)."""
     validate.choice("recipe", "size", size, _scale.SCALES)
-    if size == "paper":  # the official code: d = 64, batch 256, lr 1e-3, >= 50k steps
-        return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, eval_every=500,
+    if size == "paper":  # the official code: d = 64, batch 256, lr 1e-3, 500 epochs and >= 50k (300k) updates
+        return dict(dim=64, lr=1e-3, batch_size=256, steps=50_000, long_steps=300_000, epochs=500, eval_every=500,
                     seeds=[42, 43, 44], max_padding=0.25, recipe="official")
     if size == "smoke":
         return dict(dim=16, lr=1e-2, batch_size=None, steps=250, long_steps=400, eval_every=50, seeds=[0, 1])

@@ -11,11 +11,17 @@ final training accuracy at a fixed number of examples T (or the training MSE, re
 
 Two recipes, chosen by a config's ``recipe`` (issue 16; :mod:`lib.papers.mahdavi2024.comparison`
 compares them). ``"official"`` (:mod:`lib.papers.mahdavi2024.official`) is the code's data
-generator, initial weights and checkpoint rule (the lowest-loss evaluation), bit for bit.
-``"ours"`` (the default) deviates in all three: torch's generator for the data, weights from
-N(0, 1/fan_in) (the code: Xavier-uniform and ``nn.Linear``'s default), the last evaluation. The
-default scale also shrinks the budget: d = 16, full-batch training with lr 1e-2 and thousands
-rather than 50k-300k steps (the notes' tested reduced configuration). All points of a sweep with
+generator, initial weights, float32 sinusoidal table, minibatches (shuffled epochs drawn from
+torch's global generator after the initialisation, when a config has a ``batch_size``) and
+checkpoint rule (the lowest-loss evaluation), bit for bit. ``"ours"`` (the default) deviates in
+all of them: torch's generator for the data, weights from N(0, 1/fan_in) (the code:
+Xavier-uniform and ``nn.Linear``'s default), the table computed in float64, minibatches drawn
+with replacement, the last evaluation. A config's ``steps`` counts updates; with ``epochs`` as
+well (the paper scale: 500, as the code), a group of T examples trains
+``max(epochs * T // batch_size, steps)`` updates, the code's rule
+(:func:`~lib.papers.mahdavi2024.official.official_steps`). The default scale also shrinks the
+budget: d = 16, full-batch training with lr 1e-2 and thousands rather than 50k-300k steps (the
+notes' tested reduced configuration). All points of a sweep with
 the same T, and all their seeds, train together as one ensemble of masked models
 (:func:`train_group`); each seed has its own random dataset. The sweeps themselves (grids at
 each scale) are in :mod:`lib.papers.mahdavi2024.sweeps`.
@@ -34,20 +40,24 @@ from ...tasks.base import Batch
 from ...tasks.random_labels import query_context_data
 from ...train import TrainConfig, train
 from .construction import probe
-from .official import N_CLASSES, best_checkpoint, official_data, official_init
+from .official import N_CLASSES, best_checkpoint, official_data, official_epochs, official_init, official_steps
 
 RECIPES = ("ours", "official")
 
 
-def model_config(dim: int, context_size: int, n_heads: int, d_head: int, n_out: int = N_CLASSES) -> AttentionConfig:
-    """The official code's ``BaselineAttention`` as a configuration of the shared model."""
+def model_config(dim: int, context_size: int, n_heads: int, d_head: int, n_out: int = N_CLASSES, *,
+                 official: bool = False) -> AttentionConfig:
+    """The official code's ``BaselineAttention`` as a configuration of the shared model; with
+    ``official``, its sinusoidal table computed in float32 as the code's (ours: float64, rounded)."""
     for name, value in (("dim", dim), ("context_size", context_size), ("n_heads", n_heads), ("d_head", d_head),
                         ("n_out", n_out)):
         validate.integer("model_config", name, value, minimum=1, maximum=validate.MAX_COUNT)
+    validate.boolean("model_config", "official", official)
     return AttentionConfig(d_model=dim, n_out=n_out, n_layers=1, n_heads=n_heads, d_head=d_head, d_value=1,
                        attention="softmax", attn_scale=1.0 / math.sqrt(dim), combine="project", residual=False,
                        input="vectors", input_dim=dim, embedding="linear", positions="sinusoidal",
-                       max_len=context_size + 1, masked_keys=(0,), readout="first", readout_bias=True)
+                       max_len=context_size + 1, masked_keys=(0,), readout="first", readout_bias=True,
+                       **({"sinusoid_precision": "float32"} if official else {}))
 
 
 # ----------------------------------------------------------------------------- one pass per T
@@ -79,7 +89,21 @@ def _config(owner: str, config) -> dict:
         validate.integer(owner, f"config[{key!r}]", config[key], minimum=0 if key == "steps" else 1)
     validate.integers(owner, "config['seeds']", config.get("seeds"), minimum=0)
     validate.real(owner, "config['lr']", config.get("lr"), above=0.0)
+    if "epochs" in config:
+        validate.integer(owner, "config['epochs']", config["epochs"], minimum=1)
+        validate.integer(owner, "config['batch_size'] (a budget in epochs needs minibatches)", config.get("batch_size"),
+                         minimum=1)
     return config
+
+
+def group_steps(config: dict, T: int) -> int:
+    """The updates a group of ``T`` examples trains: ``config["steps"]``, or with ``epochs`` the
+    code's ``max(epochs * T // batch_size, steps)``."""
+    _config("group_steps", config)
+    validate.integer("group_steps", "T", T, minimum=1)
+    if "epochs" not in config:
+        return config["steps"]
+    return official_steps(T, config["epochs"], config["steps"], config["batch_size"])
 
 
 def train_group(config: dict, points: list[dict], *, device=None, progress: bool = True):
@@ -89,7 +113,9 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
     own (:meth:`~lib.models.AttentionModel.restrict`), so it trains exactly as its smaller
     model would (``tests/test_train.py`` checks this); each seed has its own dataset, padded
     to the largest context with keys nobody attends to. ``config["recipe"]`` (default
-    ``"ours"``) picks the data generator and the initial weights. Returns the
+    ``"ours"``) picks the data generator, the initial weights, the sinusoidal table and (with a
+    ``batch_size``) the minibatches: the official recipe's shuffled epochs, each member's drawn
+    from the generator its own run of the code would use. Returns the
     :class:`~lib.train.Run` and the members as ``(point, seed, dataset)``.
     """
     _config("train_group", config)
@@ -99,8 +125,10 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
     official = validate.choice("train_group", "recipe", config.get("recipe", "ours"), RECIPES) == "official"
     classes = config["labels"] == "classes"
     H_max, d_max, n_max = (max(p[k] for p in points) for k in ("H", "d_h", "n"))
-    shape = model_config(config["dim"], n_max, H_max, d_max, N_CLASSES if classes else 1).replace(maskable=True)
-    members, factories, datasets = [], [], []
+    shape = model_config(config["dim"], n_max, H_max, d_max, N_CLASSES if classes else 1,
+                         official=official).replace(maskable=True)
+    epochs = official and config["batch_size"] is not None
+    members, factories, datasets, orders = [], [], [], []
     for point in points:
         for seed in config["seeds"]:
             make_data = official_data if official else query_context_data
@@ -110,13 +138,17 @@ def train_group(config: dict, points: list[dict], *, device=None, progress: bool
             members.append((point, seed, data))
             datasets.append(data)
             factories.append(lambda s, p=point: _initial(shape, s, p, official).restrict(p["H"], p["d_h"], p["n"] + 1))
-    steps = config["steps"]
+            if epochs:
+                orders.append(official_epochs(shape, seed, point["H"], point["d_h"], config["eval_every"]))
+    steps = group_steps(config, points[0]["T"])
     train_cfg = TrainConfig(steps=steps, lr=config["lr"], optimizer="adam", schedule="warmup_cosine",
                             warmup=max(1, steps // 20), batch_size=config["batch_size"],
                             loss="cross_entropy" if classes else "mse", eval_every=config["eval_every"],
-                            stop_when=("train", "acc", 1.0) if classes and config["early_stop"] else None)
+                            stop_when=("train", "acc", 1.0) if classes and config["early_stop"] else None,
+                            **({"batches": "epochs"} if epochs else {}))
     run = train(factories, [seed for _, seed, _ in members], train_cfg, datasets, evals={"train": datasets},
-                device=device, progress=progress, desc=f"T={points[0]['T']}: {len(members)} models")
+                device=device, progress=progress, desc=f"T={points[0]['T']}: {len(members)} models",
+                epochs=orders if epochs else None)
     return run, members
 
 
