@@ -9,7 +9,7 @@ import torch
 
 import checks_support
 from lib import claims
-from lib.papers.richard2024 import analysis, checks, figures, setup, sweeps
+from lib.papers.richard2024 import analysis, checks, figures, remarks, setup, sweeps
 from lib.papers.richard2024 import closed_form as cf
 from lib.results import Result
 from lib.tasks import dyck_words as dw
@@ -36,13 +36,17 @@ def test_closed_forms_rederive():
     t_tokens, n_len, vgamma = 50, 64, 30.0
     s_mem = np.random.default_rng(0).integers(0, t_tokens, n_len)
     onehot = cf.eq1_model(np.eye(t_tokens), cf.positional_embedding(s_mem, -0.5, np.eye(t_tokens)), vgamma / -0.5)
-    computed = [checks.d32_data(analysis.d32_counts()),
+    computed = [checks.d32_data(analysis.d32_counts()), checks.catalan(remarks.catalan_table(), remarks.catalan_counts(10)),
                 checks.lemma_5_2(probe, torch.as_tensor(dw.sample_words(8, 64, seed=1))),
-                checks.eq_4(cases), checks.lemma_5_1(onehot, s_mem, vgamma),
-                checks.theorem_3_1(analysis.memorization_table(s_mem, t_tokens), t_tokens, n_len), checks.stability(),
+                checks.eq_4(cases), checks.eq_3(remarks.first_order_table(np.random.default_rng(0).integers(0, 50, 64), 50)),
+                checks.lemma_5_1(onehot, s_mem, vgamma),
+                checks.theorem_3_1(analysis.memorization_table(s_mem, t_tokens), t_tokens, n_len),
+                checks.scaling(remarks.scaling_table(s_mem, t_tokens)), checks.stability(),
+                checks.multiple_sequences([remarks.multiple_sequences(n, m) for n, m in ((8, 2), (16, 2), (16, 3))]),
                 checks.theorem_4_1(analysis.exhaustive(8, model_words_step=10), analysis.theorem41_at_16(8, 1024)),
                 checks.claim_5_3(analysis.claim53_table((8, 10))),
-                checks.figure_2(cf.path_picture(dw.from_string("(()(()))((()))()"), dw.from_string("((((")))]
+                checks.figure_2(cf.path_picture(dw.from_string("(()(()))((()))()"), dw.from_string("(((("))),
+                checks.closed_form_path(remarks.positional_paths(8))]
     assert claims.rederive(f"{PART}/01_closed_forms", "default", computed) == []
 
 
@@ -53,6 +57,8 @@ def test_trained_decoders_rederive():
     closed_acc = analysis.closed_form_accuracy(arch, word)
     computed = [checks.figure_3_left(arch, closed_acc),
                 checks.figure_3_right(results["sample_size"], analysis.closed_form_accuracy(results["sample_size"], word)),
+                checks.single_word_loss(remarks.single_word_models(results["sample_size"], results["completions"]),
+                                        results["sample_size"], results["completions"]),
                 checks.figure_4(results["completions"], analysis.closed_form_counts(results["completions"])),
                 checks.figure_5(results["completions"]), checks.figure_6(results["ablations"]),
                 checks.figure_7(results["ablations"], figures.KMEANS_CLUSTERS),
@@ -61,7 +67,8 @@ def test_trained_decoders_rederive():
 
 
 def test_boolean_simplification_rederives():
-    computed = [checks.boolean_data(analysis.oracle_sample(150)), checks.figure_1(_load("boolean_simplification"))]
+    computed = [checks.boolean_data(analysis.oracle_sample(150)), checks.gpt4_counts(remarks.gpt4_counts()),
+                checks.figure_1(_load("boolean_simplification"))]
     assert claims.rederive(f"{PART}/03_boolean_simplification", "default", computed) == []
 
 

@@ -66,7 +66,7 @@ import pandas as pd
 from IPython.display import display
 
 from lib import claims, plots
-from lib.papers.richard2024 import analysis, checks, closed_form as cf, figures, readings, sweeps, training
+from lib.papers.richard2024 import analysis, checks, closed_form as cf, figures, readings, remarks, sweeps, training
 from lib.plots import table
 from lib.tasks import dyck_words as dw
 
@@ -168,6 +168,20 @@ record(figure3_right)
 # 3, no training set is. But the shallow curve is not monotone and its two seeds disagree (the
 # table's last column): the depth-3 models' out-of-sample accuracy ranges from about a third to
 # nine tenths, so the paper's "very low however many words" does not hold at our scale.
+
+# %% [markdown]
+# (dx-single-word)=
+# **One word, zero loss.** Sec. 4.2 adds that a decoder trained on a single word drives its
+# training loss to "machine precision's zero", at a minimum without the closed form's
+# extrapolation. Our one-word decoders are this sweep's (size 1) and those of Figure 4 below.
+
+# %% tags=["hide-input"]
+single = remarks.single_word_models(size_result, results["completions"])
+display(table(single, index=False))
+single_check = checks.single_word_loss(single, size_result, results["completions"])
+if size_result.scale != "smoke":
+    assert single_check.passed  # loss below float32's epsilon; no deep prompt completed
+record(single_check)
 
 # %% [markdown]
 # (dx-figure-4)=
