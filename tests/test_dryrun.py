@@ -60,7 +60,7 @@ def test_an_infeasible_config_fails_with_its_message(monkeypatch, capsys):
     assert row.error.startswith("INFEASIBLE: ValueError: word_set: only") and "asked for 100" in row.error
     text = dryrun.table([row])
     assert "Failed:" in text and "asked for 100" in text
-    monkeypatch.setattr(dryrun, "run_all", lambda names, step=True: [row])
+    monkeypatch.setattr(dryrun, "run_all", lambda names, step=True, on_row=None: [row])
     assert main(["dryrun", "course"]) == 1
     out = capsys.readouterr().out
     assert "richard2024.too_many_words" in out and "asked for 100" in out

@@ -26,6 +26,7 @@ def main(argv=None) -> int:
     parser.add_argument("--engine", choices=["local", "ray"], default="local",
                         help="queue: run each group here (default) or as one Ray task with a GPU (lib.papers.engines)")
     parser.add_argument("--no-step", action="store_true", help="dryrun: sizes and FLOPs only, no real training steps")
+    parser.add_argument("--save-rows", default=None, help="dryrun: also write the rows as JSON to this file")
     args = parser.parse_intermixed_args(argv)
     try:
         sweeps = queue.ordered_sweeps(args.names)
@@ -34,7 +35,11 @@ def main(argv=None) -> int:
     if args.command == "dryrun":
         from . import dryrun
 
-        rows = dryrun.run_all(args.names, step=not args.no_step)
+        def save(rows):
+            with open(args.save_rows, "w", encoding="utf-8") as out:
+                out.write(dryrun.rows_json(rows))
+
+        rows = dryrun.run_all(args.names, step=not args.no_step, on_row=save if args.save_rows else None)
         print(dryrun.table(rows))
         print()
         print(dryrun.footnote(), flush=True)

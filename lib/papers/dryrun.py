@@ -18,8 +18,11 @@ For each sweep of :func:`lib.papers.queue.ordered_sweeps` (all five papers and t
 3. the cheaper of the two groups runs for real, :data:`STEPS` steps of every training it holds
    (:func:`lib.train.step_limit`), within :data:`STEP_LIMIT_S` seconds (else the table says it was
    skipped, and why);
-4. the time of the whole sweep is estimated on an H100 and on a Colab T4 from its FLOPs
-   (:func:`estimate_s`), or, where ``data/bench/`` holds a measured H100 cost of the sweep
+4. the time of the whole sweep is estimated on an H100 and on a Colab T4 from its FLOPs: its
+   steps (each group's step budget, summed) times the mean step time of its first and last groups
+   (:func:`group_step_s`: a group's trainings run one after the other; the real steps count them,
+   and a probed group is taken to hold as many as the stepped one). This is an upper bound for
+   sweeps that stop early, and evaluations come on top. Where ``data/bench/`` holds a measured H100 cost of the sweep
    (``python -m lib.bench paper-cost --save``), from that measurement (marked ``m``).
 
 Each sweep runs in its own process (so its peak host memory, ``ru_maxrss``, is its own). A sweep
@@ -57,8 +60,8 @@ STEP_FLOOR_S = {"H100": 1 / 1276, "T4": 1.5e-3}
 #: device memory: H100 80 GB; T4 16 GB (15 GiB usable as Colab reports it)
 DEVICE_BYTES = {"H100": 80e9, "T4": 15 * 2**30}
 STEPS = 2  # real steps of the cheapest group
-STEP_LIMIT_S = 240.0  # seconds at most for the real steps of one sweep on this CPU
-PROBE_LIMIT_S = 300.0  # seconds at most to build one group's data and read its trainer call
+STEP_LIMIT_S = 45.0  # seconds at most for the real steps of one sweep on this CPU
+PROBE_LIMIT_S = 60.0  # seconds at most to build one group's data and read its trainer call
 
 
 class _Probed(Exception):
@@ -96,8 +99,9 @@ class Row:
     groups: int = 0
     points: int = 0
     steps: int | None = None  # the sum over groups of each group's step budget
-    first: list = field(default_factory=list)  # Calls of the first group (its first trainer call)
+    first: list = field(default_factory=list)  # Calls of the first group (its first trainer call, or all)
     largest: list = field(default_factory=list)  # Calls of the last group
+    trainings: int = 1  # trainings per group (one after the other), counted in the real steps
     host_peak_bytes: int = 0
     step: str = ""  # what the real steps did
     estimate_h: dict = field(default_factory=dict)  # card -> hours
@@ -239,13 +243,17 @@ def step_s(flops: float, card: str) -> float:
     return max(STEP_FLOOR_S[card], flops / (FRACTION * PEAK_FLOP_S[card]))
 
 
-def estimate_s(steps: int, flops_per_step: float, card: str) -> float:
-    """The sweep's training time on ``card``: its steps at the mean step time of its first and
-    largest groups (an upper bound for sweeps that stop early; evaluations come on top)."""
-    return steps * step_s(flops_per_step, card)
+def group_step_s(calls: list[Call], card: str, trainings: int = 1) -> float:
+    """Seconds of one step of a group on ``card``: the step times of its trainings (they run one
+    after the other), ``trainings`` times the first one's where only the first was read."""
+    if trainings > len(calls) and len(calls) == 1:
+        return trainings * step_s(calls[0].flops, card)
+    return sum(step_s(c.flops, card) for c in calls)
 
 
-def _group_flops(calls: list[Call]) -> int:
+def _group_flops(calls: list[Call], trainings: int = 1) -> int:
+    if trainings > len(calls) and len(calls) == 1:
+        return trainings * calls[0].flops
     return sum(c.flops for c in calls)
 
 
@@ -286,6 +294,8 @@ def dry_run(sweep, *, step: bool = True) -> Row:
             row.steps = sum(max(bs) for bs in budgets)
         row.first = _probe(sweep, config, groups[0])
         row.largest = _probe(sweep, config, groups[-1]) if len(groups) > 1 else list(row.first)
+    except _TimeLimit as error:
+        row.error = f"NOT CHECKED: building a group's data up to its trainer call ran {error}"
     except Exception as error:  # noqa: BLE001 - one row per sweep, whatever happens
         row.error = _failure(error)
     row.host_peak_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -294,9 +304,6 @@ def dry_run(sweep, *, step: bool = True) -> Row:
         if big > DEVICE_BYTES["H100"]:
             row.error = (f"INFEASIBLE: about {big / 2**30:.0f} GiB on the device for one training, more than an H100's "
                          f"{DEVICE_BYTES['H100'] / 2**30:.0f} GiB")
-    if row.ok and row.steps is not None and (row.first or row.largest):
-        flops = (_group_flops(row.first) + _group_flops(row.largest)) / 2
-        row.estimate_h = {card: estimate_s(row.steps, flops, card) / 3600 for card in PEAK_FLOP_S}
     if row.ok and step:
         cheap = groups[0] if _group_flops(row.first) <= _group_flops(row.largest) else groups[-1]
         calls: list[Call] = []
@@ -306,11 +313,21 @@ def dry_run(sweep, *, step: bool = True) -> Row:
                 sweep.run(config, cheap, scale="paper", device=torch.device("cpu"), stop_after=None)
             which = "first" if cheap is groups[0] else "last"
             row.step = f"{which} group: {len(calls)} training(s) x {STEPS} steps in {time.perf_counter() - start:.1f} s"
+            row.trainings = max(1, len(calls))
+            if calls:
+                row.first, row.largest = (calls, row.largest) if cheap is groups[0] else (row.first, calls)
+                if len(groups) == 1:
+                    row.largest = calls
         except _TimeLimit as error:
             row.step = f"skipped: the cheaper group's {STEPS} steps ran {error}"
+            row.trainings = max(1, len(calls))
         except Exception as error:  # noqa: BLE001
             row.error = _failure(error, " in the real steps")
         row.host_peak_bytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    if row.ok and row.steps is not None and (row.first or row.largest):
+        row.estimate_h = {card: row.steps * (group_step_s(row.first, card, row.trainings) +
+                                             group_step_s(row.largest, card, row.trainings)) / 2 / 3600
+                          for card in PEAK_FLOP_S}
     return row
 
 
@@ -332,22 +349,26 @@ def _hours(h: float | None) -> str:
 
 def table(rows: list[Row]) -> str:
     """The dry run as a markdown table (one line per sweep) and the failures' messages below."""
-    head = ("| sweep | groups | K (first / last) | steps | params | FLOP/step | host peak | device | H100 | T4 | "
-            "real steps on the CPU |")
+    head = ("| sweep | groups | K first/last | trainings | steps | params | FLOP/step | host peak | device | H100 | T4 "
+            "| real steps on the CPU |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         calls = r.first + r.largest
-        k = f"{sum(c.members for c in r.first)} / {sum(c.members for c in r.largest)}" if calls else "-"
+        k = f"{r.first[0].members} / {r.largest[0].members}" if r.first and r.largest else "-"
         params = _si(max(c.params for c in calls)) if calls else "-"
-        flops = _si(max(_group_flops(r.first), _group_flops(r.largest))) if calls else "-"
+        flops = _si(max(_group_flops(r.first, r.trainings), _group_flops(r.largest, r.trainings))) if calls else "-"
         device = f"{max(c.device_bytes for c in calls) / 2**30:.2f} GiB" if calls else "-"
-        h100 = f"{_hours(r.measured['H100'])} m" if "H100" in r.measured else _hours(r.estimate_h.get("H100"))
+        h100 = _hours(r.estimate_h.get("H100"))
+        if "H100" in r.measured:
+            h100 = f"{_hours(r.measured['H100'])} m ({h100})"
         t4 = _hours(r.estimate_h.get("T4"))
         if calls and max(c.device_bytes for c in calls) > DEVICE_BYTES["T4"]:
             t4 = "no (memory)"
-        note = ("**" + r.error.split(":")[0] + "** (below)") if r.error else (r.step or ("no training" if not calls else ""))
-        lines.append(f"| {r.sweep} | {r.groups} | {k} | {r.steps if r.steps is not None else '?'} | {params} | "
-                     f"{flops} | {r.host_peak_bytes / 2**30:.2f} GiB | {device} | {h100} | {t4} | {note} |")
+        note = ("**" + r.error.split(":")[0] + "** (below)") if r.error else \
+            (r.step or ("no training" if not calls else ""))
+        steps = r.steps if r.steps is not None else "?"
+        lines.append(f"| {r.sweep} | {r.groups} | {k} | {r.trainings} | {steps} | {params} | {flops} |"
+                     f" {r.host_peak_bytes / 2**30:.2f} GiB | {device} | {h100} | {t4} | {note} |")
     failed = [r for r in rows if r.error]
     if failed:
         lines += ["", "Failed:"] + [f"- {r.sweep}: {r.error}" for r in failed]
@@ -363,6 +384,15 @@ def _child(label: str, step: bool) -> None:
     print("DRYRUN " + json.dumps(asdict(row)), flush=True)
 
 
+def rows_json(rows: list[Row]) -> str:
+    """The rows as JSON (``--save-rows``), read back by :func:`rows_from_json`."""
+    return json.dumps([asdict(r) for r in rows], indent=1)
+
+
+def rows_from_json(text: str) -> list[Row]:
+    return [_row(r) for r in json.loads(text)]
+
+
 def _row(data: dict) -> Row:
     data = dict(data)
     data["first"] = [Call(**c) for c in data["first"]]
@@ -370,14 +400,15 @@ def _row(data: dict) -> Row:
     return Row(**data)
 
 
-def run_all(names=None, *, step: bool = True, log=None) -> list[Row]:
+def run_all(names=None, *, step: bool = True, log=None, on_row=None) -> list[Row]:
     """:func:`dry_run` of every sweep ``names`` selects (as the queue reads names), each in its own
-    process (its own peak memory, and a sweep that crashes the interpreter is one failed row)."""
+    process (its own peak memory, and a sweep that crashes the interpreter is one failed row);
+    ``on_row(rows)`` is called after each sweep with the rows so far (to save as it goes)."""
     from .queue import ordered_sweeps
 
     log = log or (lambda line: print(line, flush=True))
     rows = []
-    limit = 2 * PROBE_LIMIT_S + STEP_LIMIT_S + 120
+    limit = 2 * PROBE_LIMIT_S + STEP_LIMIT_S + 60
     for sweep in ordered_sweeps(names):
         label = f"{sweep.paper}.{sweep.key}"
         start = time.perf_counter()
@@ -392,6 +423,8 @@ def run_all(names=None, *, step: bool = True, log=None) -> list[Row]:
             row = Row(label, error=f"FAILED: over {limit:.0f} s on this CPU (killed)")
         log(f"[dryrun] {label}: {'ok' if row.ok else row.error[:160]} ({time.perf_counter() - start:.0f} s)")
         rows.append(row)
+        if on_row is not None:
+            on_row(rows)
     return rows
 
 
@@ -400,7 +433,8 @@ def footnote() -> str:
     return (f"H100 and T4 times: the sweep's steps x the mean step time of its first and last groups, each step "
             f"max({1e3 * STEP_FLOOR_S['H100']:.2f} ms resp. {1e3 * STEP_FLOOR_S['T4']:.1f} ms, FLOPs / ({FRACTION:.0%} "
             f"of {PEAK_FLOP_S['H100'] / 1e12:.0f} resp. {PEAK_FLOP_S['T4'] / 1e12:.1f} TFLOP/s float32)); 'm': measured "
-            "on an H100 (lib.bench paper-cost). FLOPs: matrix products counted by torch.utils.flop_counter. "
+            "on an H100 (lib.bench paper-cost), the FLOP estimate in brackets. "
+            "FLOPs: matrix products counted by torch.utils.flop_counter. "
             "device: weights, gradients, Adam moments, data, evaluation sets and saved activations of the largest "
             "training; host peak: the dry run's own peak RSS (data built at the true size). "
             f"T4 'no (memory)': over {DEVICE_BYTES['T4'] / 2**30:.0f} GiB.")
