@@ -59,6 +59,9 @@ FRACTION = 0.02
 STEP_FLOOR_S = {"H100": 1 / 1276, "T4": 1.5e-3}
 #: device memory: H100 80 GB; T4 16 GB (15 GiB usable as Colab reports it)
 DEVICE_BYTES = {"H100": 80e9, "T4": 15 * 2**30}
+#: the address space of one sweep's dry-run process (``python -m lib.papers dryrun``): the library's
+#: default memory cap per call (16 GiB, :func:`lib.validate.memory_cap`) plus about 2 GiB for torch
+HOST_LIMIT_BYTES = 18 * 2**30
 STEPS = 2  # real steps of the cheapest group
 STEP_LIMIT_S = 45.0  # seconds at most for the real steps of one sweep on this CPU
 PROBE_LIMIT_S = 60.0  # seconds at most to build one group's data and read its trainer call
@@ -271,6 +274,9 @@ def _measured(label: str) -> dict:
 def _failure(error: Exception, where: str = "") -> str:
     """A failure's line: ``INFEASIBLE`` for the library's refusals (a ValueError: data that cannot
     exist, memory beyond the cap), ``FAILED`` for anything else (a bug)."""
+    if isinstance(error, MemoryError) or "can't allocate memory" in str(error):  # numpy; torch's CPU allocator
+        return (f"INFEASIBLE{where}: MemoryError: the data would not fit in the dry run's "
+                f"{HOST_LIMIT_BYTES / 2**30:.0f} GiB of host memory")
     kind = "INFEASIBLE" if isinstance(error, ValueError) and not isinstance(error, TypeError) else "FAILED"
     return f"{kind}{where}: {type(error).__name__}: {error}"
 
@@ -376,8 +382,13 @@ def table(rows: list[Row]) -> str:
 
 
 def _child(label: str, step: bool) -> None:
-    """Run one sweep's dry run and print its :class:`Row` as JSON (the subprocess' entry)."""
+    """Run one sweep's dry run and print its :class:`Row` as JSON (the subprocess' entry), its
+    address space limited to :data:`HOST_LIMIT_BYTES` (a sweep whose data would not fit fails
+    with a MemoryError instead of exhausting the machine)."""
     from .queue import ordered_sweeps
+
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_AS, (HOST_LIMIT_BYTES, HOST_LIMIT_BYTES))
 
     (sweep,) = ordered_sweeps([label])
     row = dry_run(sweep, step=step)
