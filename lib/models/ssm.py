@@ -13,8 +13,12 @@ blocks; the MLP is omitted with ``d_mlp=0``). The mixer of every layer is one of
 * ``"mamba"`` (Gu & Dao, 2023, Mamba-1 block): input projection to ``expand * d`` channels and a
   gate, a causal depthwise convolution, SiLU, the selective scan ``h_t = exp(dt_t A) h_{t-1} +
   dt_t B_t u_t``, ``y_t = C_t . h_t + D u_t`` with input-dependent ``dt, B, C``, the gate, an output
-  projection; the scan is a loop over time (``unbind``, so autograd does not copy full-size
-  gradients per step);
+  projection; the scan is chosen by ``SSMConfig.scan`` (:data:`SCANS`): ``"loop"`` (the
+  reference, the default: a loop over time under autograd), ``"fused"`` (the same recurrence one
+  step at a time with a hand-written backward, never materialising a ``(B, L, d_inner, N)`` tensor
+  but the states; the fast one on a CPU) or ``"chunked"`` (the parallel form over chunks of about
+  sqrt(L) steps: within a chunk cumulative sums of the log-decays ``dt A <= 0``, so every
+  exponential is of a number <= 0 and cannot overflow, and a short loop across chunks);
 * ``"retnet"`` (Sun et al., 2023, retention without the xPos rotation): per head h,
   ``o_t = sum_{s<=t} gamma_h^(t-s) (q_t . k_s) v_s`` in the parallel form ``(Q K^T * D) V``, group
   norm, a SiLU gate; ``gamma = 1`` and no norm or gate (``"linear"``) is causal linear attention
@@ -39,6 +43,8 @@ from .base import MAX_SIZE, Config, Model, check_seed
 from .embedding import InputFields, add_input_weights, add_readout_weights, embed, read_out
 
 MIXERS = ("dss", "mamba", "retnet", "linear")
+#: Mamba's selective scan: the reference loop, the fused recurrence, the chunked parallel form
+SCAN_NAMES = ("loop", "fused", "chunked")
 
 
 def _fail(message: str):
@@ -56,6 +62,7 @@ class SSMConfig(InputFields, Config):
     d_mlp: int = 0  # 0: no MLP in the block
     readout: str = "last"
     init_std: float | None = None
+    scan: str = "loop"  # Mamba's selective scan (SCAN_NAMES); the default keeps stored results' loop
 
     def __post_init__(self):
         self.check_positive(("d_model", "n_out", "n_layers", "d_state", "n_heads", "expand", "d_conv", "max_len"),
@@ -65,7 +72,7 @@ class SSMConfig(InputFields, Config):
             _fail(f"d_mlp must be an integer >= 0, got {self.d_mlp!r}")
         if self.d_mlp > MAX_SIZE:
             _fail(f"d_mlp must be at most {MAX_SIZE:,}, got {self.d_mlp!r}")
-        for name, allowed in (("mixer", MIXERS), ("readout", ("last", "all"))):
+        for name, allowed in (("mixer", MIXERS), ("readout", ("last", "all")), ("scan", SCAN_NAMES)):
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in allowed:
                 _fail(f"{name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
         if self.mixer in ("retnet", "linear") and self.d_model % self.n_heads:
@@ -157,7 +164,7 @@ class Mamba(nn.Module):
         self.A_log = nn.Parameter(torch.empty(di, n))
         self.D = nn.Parameter(torch.empty(di))
         self.W_out = nn.Parameter(torch.empty(di, d))
-        self.d_state, self.d_conv = n, c.d_conv
+        self.d_state, self.d_conv, self.scan = n, c.d_conv, c.scan
 
     def init_special(self, generator: torch.Generator) -> None:
         """Mamba's initialisation: A = -(1..N) per channel, dt = softplus(dt_bias) log-uniform in
@@ -180,7 +187,7 @@ class Mamba(nn.Module):
         dt, Bm, Cm = dbc.split([self.dt_rank, self.d_state, self.d_state], dim=-1)
         dt = F.softplus(dt @ self.W_dt + self.dt_bias)  # (B, L, di)
         A = -torch.exp(self.A_log)  # (di, n)
-        y = _scan(u, dt, A, Bm, Cm) + u * self.D
+        y = SCANS[self.scan](u, dt, A, Bm, Cm) + u * self.D
         return (y * F.silu(z)) @ self.W_out
 
 
@@ -193,9 +200,11 @@ def _check_sequence(owner: str, name: str, x, width: int) -> None:
         validate.fail(owner, name, "a floating-point tensor", x.dtype, validate.ArgumentTypeError)
 
 
-def selective_scan(u, dt, A, Bm, Cm) -> torch.Tensor:
-    """``h_t = exp(dt_t A) h_{t-1} + dt_t B_t u_t``, ``y_t = h_t C_t``, over time in a loop;
+def selective_scan(u, dt, A, Bm, Cm, scan: str = "loop") -> torch.Tensor:
+    """``h_t = exp(dt_t A) h_{t-1} + dt_t B_t u_t``, ``y_t = h_t C_t`` (Gu & Dao 2023, Sec. 3.2,
+    Algorithm 2), computed by ``scan`` (:data:`SCAN_NAMES`; the three agree to rounding);
     u, dt: (B, L, di); A: (di, n); Bm, Cm: (B, L, n). Returns (B, L, di)."""
+    validate.choice("selective_scan", "scan", scan, SCAN_NAMES)
     for name, value in (("u", u), ("dt", dt), ("A", A), ("Bm", Bm), ("Cm", Cm)):
         validate.instance("selective_scan", name, value, torch.Tensor)
         if not value.dtype.is_floating_point:
@@ -211,7 +220,7 @@ def selective_scan(u, dt, A, Bm, Cm) -> torch.Tensor:
             validate.fail("selective_scan", name, f"a tensor of shape {shape}", f"shape {tuple(value.shape)}")
     validate.memory("selective_scan", f"the discretised state (B x L x di x n = {B * L * di * n:.1e} numbers, twice)",
                     2.0 * B * L * di * n * u.element_size())
-    return _scan(u, dt, A, Bm, Cm)
+    return SCANS[scan](u, dt, A, Bm, Cm)
 
 
 def _scan(u, dt, A, Bm, Cm) -> torch.Tensor:
@@ -224,6 +233,111 @@ def _scan(u, dt, A, Bm, Cm) -> torch.Tensor:
         h = dA_t * h + dBu_t
         ys.append((h * C_t[:, None, :]).sum(-1))
     return torch.stack(ys, dim=1)
+
+
+class _FusedScan(torch.autograd.Function):
+    """The recurrence one step at a time with the states ``h_t`` as the only full-size tensor kept,
+    and its backward written out: ``g_t = dL/dh_t = gy_t C_t + exp(dt_{t+1} A) g_{t+1}`` (the same
+    recurrence run backwards), ``dL/d(dt_t A) = g_t h_{t-1} exp(dt_t A)``, ``dL/d(dt_t u_t) =
+    g_t . B_t``, ``dL/dB_t = sum_c g_t[c] dt_t[c] u_t[c]``, ``dL/dC_t = gy_t . h_t``. Each step
+    touches ``(G, B, di, n)`` tensors only (which stay in cache), where the loop under autograd
+    materialises ``exp(dt A)`` and ``dt B u`` for all steps. Shapes carry a group axis G (one A
+    per group): u, dt (G, B, L, di); A (G, di, n); Bm, Cm (G, B, L, n). Under ``vmap`` (the
+    trainer's ensembles) the members become the groups, so the loop runs once for all of them."""
+
+    @staticmethod
+    def forward(u, dt, A, Bm, Cm):
+        h = u.new_zeros(*u.shape[:2], u.shape[3], A.shape[-1])
+        A = A[:, None]
+        hs, ys = [], []
+        for u_t, dt_t, B_t, C_t in zip(u.unbind(2), dt.unbind(2), Bm.unbind(2), Cm.unbind(2)):
+            h = torch.addcmul(torch.exp(dt_t[..., None] * A) * h, (dt_t * u_t)[..., None], B_t[..., None, :])
+            hs.append(h)
+            ys.append(torch.einsum("gbdn,gbn->gbd", h, C_t))
+        return torch.stack(ys, 2), torch.stack(hs, 2)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs, output[1])
+        ctx.mark_non_differentiable(output[1])
+
+    @staticmethod
+    def backward(ctx, gy, _):
+        u, dt, A, Bm, Cm, hs = ctx.saved_tensors
+        g = torch.zeros_like(hs[:, :, 0])
+        gA = torch.zeros_like(A)
+        gu, gdt, gB, gC = [], [], [], []
+        for t in range(u.shape[2] - 1, -1, -1):
+            gy_t, dt_t, u_t, B_t = gy[:, :, t], dt[:, :, t], u[:, :, t], Bm[:, :, t]
+            gC.append(torch.einsum("gbd,gbdn->gbn", gy_t, hs[:, :, t]))
+            g = torch.addcmul(g, gy_t[..., None], Cm[:, :, t, None, :])
+            gx = torch.einsum("gbdn,gbn->gbd", g, B_t)  # dL/d(dt_t u_t)
+            gB.append(torch.einsum("gbd,gbdn->gbn", dt_t * u_t, g))
+            gu.append(gx * dt_t)
+            if t == 0:
+                gdt.append(gx * u_t)
+                break
+            decay = torch.exp(dt_t[..., None] * A[:, None])
+            g_log = g * hs[:, :, t - 1] * decay  # dL/d(dt_t A)
+            gdt.append(torch.addcmul(torch.einsum("gbdn,gdn->gbd", g_log, A), gx, u_t))
+            gA = gA + torch.einsum("gbdn,gbd->gdn", g_log, dt_t)
+            g = g * decay
+        return tuple(torch.stack(v[::-1], 2) for v in (gu, gdt)) + (gA,) + tuple(
+            torch.stack(v[::-1], 2) for v in (gB, gC))
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The vmapped dimension becomes the group axis (an unbatched input is expanded)."""
+        k = info.batch_size
+        flat = [(x.movedim(d, 0) if d is not None else x.expand(k, *x.shape)).flatten(0, 1)
+                for x, d in zip(args, in_dims)]
+        y, hs = _FusedScan.apply(*flat)
+        return (y.unflatten(0, (k, -1)), hs.unflatten(0, (k, -1))), (0, 0)
+
+
+def _fused_scan(u, dt, A, Bm, Cm) -> torch.Tensor:
+    """:func:`selective_scan` by :class:`_FusedScan` (one group), without the checks."""
+    return _FusedScan.apply(u[None], dt[None], A[None], Bm[None], Cm[None])[0][0]
+
+
+def chunk_length(length: int) -> int:
+    """The chunk of :func:`_chunked_scan`: ceil(sqrt(L)) steps, so that the loops within and across
+    chunks are both about sqrt(L) long."""
+    return max(1, math.isqrt(length - 1) + 1) if length > 1 else 1
+
+
+def _chunked_scan(u, dt, A, Bm, Cm) -> torch.Tensor:
+    """:func:`selective_scan` in chunks of c = :func:`chunk_length` steps, every chunk at once: the
+    state from a zero start within each chunk (a loop of c steps over all chunks together), the
+    decay from the chunk's start ``P_t = exp(sum_{s<=t} dt_s A)`` (a cumulative sum of numbers
+    <= 0, so ``P`` lies in [0, 1]: no overflow however long the chunk), then the carried states
+    across chunks (a loop of L / c steps) and ``h_t = h_t^local + P_t h_start``. The parallel
+    depth is about 2 sqrt(L) steps instead of L; on a CPU it does more memory traffic than the
+    loop (measured slower), on a GPU the fewer sequential steps are what count."""
+    batch, L, di = u.shape
+    n = A.shape[-1]
+    c = chunk_length(L)
+    nc = -(-L // c)
+    pad = nc * c - L  # padded steps sit after the last real one, so they change nothing before it
+    log_decay = F.pad(dt[..., None] * A, (0, 0, 0, 0, 0, pad)).reshape(batch, nc, c, di, n)
+    b = F.pad((dt * u)[..., None] * Bm[:, :, None, :], (0, 0, 0, 0, 0, pad)).reshape(batch, nc, c, di, n)
+    P = torch.exp(torch.cumsum(log_decay, dim=2))
+    decay = torch.exp(log_decay)
+    local = [b[:, :, 0]]
+    for t in range(1, c):
+        local.append(decay[:, :, t] * local[-1] + b[:, :, t])
+    h_local = torch.stack(local, 2)
+    carry, starts = torch.zeros_like(h_local[:, 0, 0]), []
+    for k in range(nc):
+        starts.append(carry)
+        carry = P[:, k, -1] * carry + h_local[:, k, -1]
+    h = h_local + P * torch.stack(starts, 1)[:, :, None]
+    C = F.pad(Cm, (0, 0, 0, pad)).reshape(batch, nc, c, n)
+    return (h @ C[..., None])[..., 0].reshape(batch, nc * c, di)[:, :L]
+
+
+#: the scans by name (:data:`SCAN_NAMES`)
+SCANS = {"loop": _scan, "fused": _fused_scan, "chunked": _chunked_scan}
 
 
 # ----------------------------------------------------------------------------- retention
