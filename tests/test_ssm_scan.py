@@ -60,7 +60,7 @@ def test_chunk_length_is_about_sqrt():
     assert [chunk_length(L) for L in (1, 2, 4, 5, 16, 17, 401)] == [1, 2, 2, 3, 4, 5, 21]
 
 
-def member_grads(scan, dtype):
+def member_grads(scan, dtype, grads=True):
     config = SSMConfig(d_model=16, n_out=4, mixer="mamba", d_state=4, d_mlp=32, vocab_size=14, max_len=11, scan=scan)
     models = [build_model(config, seed=s).to(dtype) for s in range(3)]
     stacked, buffers = stack_module_state(models)
@@ -68,6 +68,8 @@ def member_grads(scan, dtype):
     params = {k: p.detach().requires_grad_() for k, p in stacked.items()}
     x = torch.randint(0, 14, (3, 8, 11), generator=torch.Generator().manual_seed(1))
     out = vmap(lambda p, b, x: functional_call(base, (p, b), (x,)))(params, buffers, x)
+    if not grads:
+        return out
     return out, torch.autograd.grad(out.square().sum(), list(params.values()))
 
 
@@ -101,3 +103,13 @@ def test_a_fused_mamba_trains_like_the_loop():
     runs = [train(dataclasses.replace(config, scan=s), [0, 1], recipe, task, evals={"test": task}, progress=False,
                   dtype=torch.float64) for s in ("loop", "fused")]
     assert abs(runs[0].metrics["test"]["loss"] - runs[1].metrics["test"]["loss"]).max() < 1e-8
+
+
+
+def test_fused_without_gradients_agrees_with_the_loop():
+    """Evaluation (no_grad) takes the fused scan's state-free path: alone and in a vmap-ed ensemble."""
+    xs = [x.detach() for x in inputs(23, torch.float64)]
+    with torch.no_grad():
+        assert torch.allclose(selective_scan(*xs, scan="fused"), selective_scan(*xs, scan="loop"), atol=1e-12)
+        outs = [member_grads(scan, torch.float64, grads=False) for scan in ("loop", "fused")]
+    assert torch.allclose(outs[0], outs[1], atol=1e-12)
