@@ -82,4 +82,8 @@ def test_bad_arguments():
         dryrun.dry_run("course.width_length")
     with pytest.raises(TypeError):
         dryrun.dry_run(ordered_sweeps(["course"])[0], step="yes")
+    with pytest.raises(SystemExit):
+        main(["dryrun", "course", "--host-gib", "-1"])
+    with pytest.raises(SystemExit):
+        main(["dryrun", "no_such_paper"])
     assert torch.get_default_dtype() == torch.float32

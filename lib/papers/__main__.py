@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 
@@ -27,12 +28,18 @@ def main(argv=None) -> int:
                         help="queue: run each group here (default) or as one Ray task with a GPU (lib.papers.engines)")
     parser.add_argument("--no-step", action="store_true", help="dryrun: sizes and FLOPs only, no real training steps")
     parser.add_argument("--save-rows", default=None, help="dryrun: also write the rows as JSON to this file")
+    parser.add_argument("--host-gib", type=float, default=None,
+                        help="dryrun: host memory each sweep may use (default 18 GiB; more where the machine has it)")
     args = parser.parse_intermixed_args(argv)
     try:
         sweeps = queue.ordered_sweeps(args.names)
     except ValueError as error:
         parser.error(str(error))
     if args.command == "dryrun":
+        if args.host_gib is not None:
+            if not (args.host_gib > 0 and math.isfinite(args.host_gib)):
+                parser.error("--host-gib must be a finite number of GiB > 0")
+            os.environ["ABC_DRYRUN_HOST_GB"] = str(args.host_gib)  # read by each sweep's process
         from . import dryrun
 
         def save(rows):

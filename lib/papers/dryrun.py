@@ -60,8 +60,9 @@ STEP_FLOOR_S = {"H100": 1 / 1276, "T4": 1.5e-3}
 #: device memory: H100 80 GB; T4 16 GB (15 GiB usable as Colab reports it)
 DEVICE_BYTES = {"H100": 80e9, "T4": 15 * 2**30}
 #: the address space of one sweep's dry-run process (``python -m lib.papers dryrun``): the library's
-#: default memory cap per call (16 GiB, :func:`lib.validate.memory_cap`) plus about 2 GiB for torch
-HOST_LIMIT_BYTES = 18 * 2**30
+#: default memory cap per call (16 GiB, :func:`lib.validate.memory_cap`) plus about 2 GiB for torch;
+#: ``--host-gib`` (``ABC_DRYRUN_HOST_GB``) sets another, on a machine with more memory
+HOST_LIMIT_BYTES = int(float(os.environ.get("ABC_DRYRUN_HOST_GB", "18")) * 2**30)
 STEPS = 2  # real steps of the cheapest group
 STEP_LIMIT_S = 45.0  # seconds at most for the real steps of one sweep on this CPU
 PROBE_LIMIT_S = 60.0  # seconds at most to build one group's data and read its trainer call
