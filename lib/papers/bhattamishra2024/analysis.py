@@ -557,6 +557,21 @@ def equality_seed_table(eq) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def width_table(result) -> pd.DataFrame:
+    """Figure 3's runs (``mamba_width``): each model's kind, layers and width, the length, its best
+    learning rate (by the mean over seeds) and the per-seed final accuracies at that rate."""
+    validate.instance("width_table", "result", result, Result)
+    rows = []
+    for p in result.points:
+        r, best = p["result"], summary(p["result"])["best_lr"]
+        finals = [float(a[-1]) for a, lr in zip(r["acc"], r["lr"]) if lr == best]
+        kind, sizes = p["point"]["arch"].split("-", 1)
+        layers, width = (int(v) for v in sizes.strip("()").split(","))
+        rows.append({"model": p["point"]["arch"], "kind": kind, "layers": layers, "width": width,
+                     "N": p["point"]["length"], "best lr": best, "mean": float(np.mean(finals)), "per seed": finals})
+    return pd.DataFrame(rows)
+
+
 def _halves(x: torch.Tensor, sep: int, pad: int) -> list[tuple[list[int], list[int]]]:
     out = []
     for row in x.tolist():

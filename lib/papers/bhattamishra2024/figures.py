@@ -16,3 +16,31 @@ def curves_panel(result, length: int, ax, title: str) -> None:
         for seed_curve in acc:
             ax.plot(steps, seed_curve, color=line.get_color(), alpha=0.25, lw=0.8)
     ax.set(xlabel="training step", ylabel=f"accuracy at length {length}", ylim=(0, 1.02), title=title)
+
+
+def width_panels(mw, axes) -> None:
+    """Figure 3 (reduced): a heatmap of Mamba's mean accuracy over (length, width) on ``axes[0]``,
+    then one panel per length of accuracy against width for Mamba and the LSTM (mean over seeds
+    with a one-sd band, :func:`lib.plots.sweep`) and the transformer as a dashed line."""
+    import numpy as np
+
+    from ... import plots
+    from .analysis import width_table
+
+    table = width_table(mw)
+    plots.heatmap(table[table["kind"] == "Mamba"], x="width", y="N", value="mean", ax=axes[0],
+                  title="Mamba: accuracy at length N")
+    chance = 1 / mw.config["n_symbols"]
+    for ax, (n, rows) in zip(axes[1:], table.groupby("N")):
+        values = {}
+        for kind in ("Mamba", "LSTM"):
+            part = rows[rows["kind"] == kind].sort_values("width")
+            values[f"{kind}-({int(part['layers'].iloc[0])}, width)"] = np.array(list(part["per seed"]))
+        widths = sorted(rows[rows["kind"] == "Mamba"]["width"])
+        plots.sweep(widths, values, ax=ax, xlabel="width", ylabel=f"accuracy at N = {n}", chance=chance,
+                    legend=None, title=f"N = {n}")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(widths, [str(w) for w in widths])
+        for _, tf in rows[rows["kind"] == "TF"].iterrows():
+            ax.axhline(tf["mean"], color="0.2", ls="--", lw=1, label=tf["model"])
+        ax.set_ylim(0, 1.02)

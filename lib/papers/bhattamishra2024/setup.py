@@ -41,6 +41,19 @@ FIGURE_2C = Setup("bhattamishra2024", "Figure 2c", {
                               "Sec. 6, Bounded Dycks"),
     **_COMMON})
 
+#: Figure 3 (App. H.1, "Additional Experiment with Mamba"): Mamba's width against length on index
+#: lookup, with the LSTM experiment the same paragraph reports
+FIGURE_3 = Setup("bhattamishra2024", "Figure 3", {
+    "alphabet |Σ|": Stated(64, "App. H.1, Index Lookup Task"),
+    "lengths N": Stated([20, 50, 100, 200, 400], "App. H.1 (\"lengths ranging from 20 to 400\"); Sec. 6"),
+    "shortest training length": Stated(10, "App. H.1, Index Lookup Task"),
+    "Mamba layers": Stated(2, "App. H.1, Additional Experiment with Mamba"),
+    "Mamba widths": Stated([32, 64, 256, 512, 1024], "App. H.1, Additional Experiment with Mamba"),
+    "LSTM widths": Stated(NOT_STATED),
+    "LSTM layers": Stated(NOT_STATED),
+    "transformer compared": Stated("TF-(1,64)", "App. H.1 (\"a one-layer Transformer with a width of 64\")"),
+    **_COMMON})
+
 #: Figure 4 (App. H.2): string equality, Eq-random, Eq-one and Eq-ncp
 FIGURE_4 = Setup("bhattamishra2024", "Figure 4", {
     "variants": Stated(["random", "one", "ncp"], "App. H.2 (i)-(iii)"),
@@ -104,6 +117,14 @@ def ours_figure_2ab(idx, idx_ssm) -> dict:
             "recurrent models": sorted({kind for kind, _, _ in recurrent}),
             "largest recurrent model (layers, width)": [max(l for _, l, _ in recurrent), max(w for _, _, w in recurrent)],
             **_common(idx, idx_ssm)}
+
+
+def ours_figure_3(mw) -> dict:
+    """Figure 3's fields as the ``mamba_width`` result ran them."""
+    c = mw.config
+    return {"alphabet |Σ|": c["n_symbols"], "lengths N": list(c["lengths"]), "shortest training length": c["min_length"],
+            "Mamba layers": c["mamba_layers"], "Mamba widths": list(c["widths"]), "LSTM widths": list(c["widths"]),
+            "LSTM layers": c["lstm_layers"], "transformer compared": c["transformer"], **_common(mw)}
 
 
 def _dyck_label(arch: str) -> str:

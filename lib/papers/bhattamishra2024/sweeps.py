@@ -13,6 +13,8 @@ sweep              what
 ``index_lookup``   Figure 2a/2b: accuracy against length and training curves (|Σ| = 4 on a
                    CPU, where the length effect shows at small N; the paper's |Σ| = 64)
 ``index_lookup_ssm`` the same for DSS, Mamba and RetNet (fewer members: slow on a CPU)
+``mamba_width``    Figure 3 (App. H.1): 2-layer Mamba of growing width against length, with
+                   LSTMs of the same widths (the paper's comparison) and a 1-layer transformer
 ``dyck``           Figure 2c: Dyck-(2,2), 1- and 2-layer transformers against an LSTM
 ``equality``       Figure 4: string equality, Eq-random / Eq-one (classification) and Eq-ncp
                    (copy after [sep]; a string counts when all of it is right)
@@ -153,6 +155,59 @@ def run_index_lookup(config: dict, points: list[dict], *, scale: str, device=Non
     return out
 
 
+# ----------------------------------------------------------------------------- Figure 3: Mamba's width
+def mamba_width(scale: str) -> tuple[dict, list[dict]]:
+    """Figure 3 (App. H.1, "Additional Experiment with Mamba"): index lookup for 2-layer Mamba of
+    widths {32, 64, 256, 512, 1024} at lengths 20 to 400, and LSTMs of growing width (the
+    paper's "similar experiment with LSTM": their depth and widths are not stated; we take one
+    layer and Mamba's widths), with TF-(1,64), the paper's point of comparison, as a reference.
+    Mamba runs the fused selective scan (``scan``, :data:`lib.models.ssm.SCAN_NAMES`; the same
+    function as the loop to rounding, 2-10x faster on a CPU and keeping one state tensor).
+
+    Paper scale: the paper's grid and alphabet, 20,000 steps (the paper's "up to 250k"), two
+    seeds at three of its learning rates (six members a group: Mamba-(2,1024) at N = 400 keeps
+    about 4.5 GB of states per member and layer). Default (CPU, measured on 2 cores with the
+    fused scan): |Σ| = 4 as in ``index_lookup``'s default, widths 8-32 at N = 10 and 20,
+    three seeds at one learning rate, 1,000 steps; about 10-15 minutes in all."""
+    config = dict(
+        n_symbols=at(scale, 4, 4, 64), min_length=at(scale, 4, 5, 10),
+        lengths=at(scale, [10], [10, 20], [20, 50, 100, 200, 400]),
+        widths=at(scale, [4, 8, 16], [8, 16, 32], [32, 64, 256, 512, 1024]),
+        mamba_layers=2, lstm_layers=1, transformer=at(scale, "TF-(1,16)", "TF-(1,32)", "TF-(1,64)"), scan="fused",
+        seeds=list(range(at(scale, 2, 3, 2))), lrs=at(scale, [3e-3], [3e-3], [5e-4, 1e-3, 5e-3]),
+        steps=at(scale, 60, 1000, 20000), batch_size=64, eval_every=at(scale, 30, 100, 1000),
+        eval_size=at(scale, 256, 1000, 5000))
+    archs = ([f"Mamba-({config['mamba_layers']},{w})" for w in config["widths"]]
+             + [f"LSTM-({config['lstm_layers']},{w})" for w in config["widths"]] + [config["transformer"]])
+    config["archs"] = archs
+    return config, [{"arch": a, "length": n} for a in archs for n in config["lengths"]]
+
+
+def run_mamba_width(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
+    """Each point as :func:`run_index_lookup` trains it, Mamba with the config's ``scan``."""
+    import dataclasses
+
+    out = []
+    for point in points:
+        n = point["length"]
+        task = VariableLengthIndexLookup(config["n_symbols"], n, min_length=min(config["min_length"], n))
+        exact = VariableLengthIndexLookup(config["n_symbols"], n, min_length=n)
+        seeds, lrs = config["seeds"], config["lrs"]
+        members = [(s, lr) for lr in lrs for s in seeds]
+        model = architecture(point["arch"], len(task.vocab), task.n_classes, task.seq_len)
+        if isinstance(model, SSMConfig):
+            model = dataclasses.replace(model, scan=config["scan"])
+        recipe = TrainConfig(steps=config["steps"], lr=tuple(lr for _, lr in members),
+                             batch_size=config["batch_size"], eval_every=config["eval_every"],
+                             eval_size=config["eval_size"])
+        run = train(model, [1000 * i + s for i, (s, _) in enumerate(members)], recipe, task,
+                    evals={"test": exact}, device=device, progress=False, stop_after=stop_after)
+        out.append({"eval_steps": run.eval_steps, "acc": run.metrics["test"]["acc"].tolist(),
+                    "lr": [lr for _, lr in members], "seed": [s for s, _ in members],
+                    "params": int(sum(p.numel() for p in run.model(0).parameters())), "wall_s": run.wall_s})
+    return out
+
+
 # ----------------------------------------------------------------------------- Dyck
 def dyck(scale: str) -> tuple[dict, list[dict]]:
     config = dict(
@@ -266,6 +321,8 @@ SWEEPS: dict[str, Sweep] = {
                           about="Figure 2a/2b: index lookup, 1-layer transformer vs LSTM, accuracy against length"),
     "index_lookup_ssm": Sweep("bhattamishra2024", "index_lookup_ssm", index_lookup_ssm, run_index_lookup,
                               truncatable=True, about="Figure 2a-b: DSS, Mamba and RetNet on index lookup"),
+    "mamba_width": Sweep("bhattamishra2024", "mamba_width", mamba_width, run_mamba_width, truncatable=True,
+                         about="Figure 3: 2-layer Mamba of growing width on index lookup, against LSTMs"),
     "dyck": Sweep("bhattamishra2024", "dyck", dyck, run_dyck, truncatable=True, verify_steps=150,
                   about="Figure 2c: Dyck-(2,2), 1- and 2-layer transformers vs LSTM"),
     "lstm_protocol": Sweep("bhattamishra2024", "lstm_protocol", lstm_protocol, run_lstm_protocol,
