@@ -20,9 +20,15 @@ sweep              what
                    (copy after [sep]; a string counts when all of it is right)
 =================  ========================================================================
 
+A config with a ``scan`` entry runs Mamba with that selective scan (:data:`lib.models.ssm.SCAN_NAMES`):
+the paper-scale configs and ``mamba_width`` take ``"fused"``; the other default-scale configs
+name none, so they keep the loop their stored results ran with.
+
 ``python -m lib.papers.bhattamishra2024 SCALE [NAME ...]`` runs them.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import torch
@@ -75,6 +81,8 @@ def _train_point(config: dict, arch: str, task, eval_task, device=None, stop_aft
     members = [(s, lr) for lr in lrs for s in seeds]
     model = architecture(arch, len(task.vocab), task.n_classes, task.seq_len,
                          "all" if task.target == "tokens" else "last")
+    if "scan" in config and isinstance(model, SSMConfig):  # Mamba's selective scan, where a config names one
+        model = dataclasses.replace(model, scan=config["scan"])
     recipe = TrainConfig(steps=config["steps"], lr=tuple(lr for _, lr in members), batch_size=config["batch_size"],
                          eval_every=config["eval_every"], eval_size=config["eval_size"])
     run = train(model, [1000 * i + s for i, (s, _) in enumerate(members)], recipe, task, evals={"test": eval_task},
@@ -139,7 +147,8 @@ def index_lookup_ssm(scale: str) -> tuple[dict, list[dict]]:
                               ["DSS-(6,256)", "Mamba-(6,256)", "RetNet-(6,256)", "LinearTF-(6,256)"]),
                   seeds=[0] if scale != "paper" else config["seeds"],
                   lrs=at(scale, [3e-3], [1e-3, 3e-3], config["lrs"]),
-                  longest_mamba=at(scale, 10, 20, 400))  # Mamba's scan: ~0.8 s a step at N = 40 here
+                  longest_mamba=at(scale, 10, 20, 400),  # Mamba's scan: ~0.8 s a step at N = 40 here
+                  **({"scan": "fused"} if scale == "paper" else {}))  # the default keeps its stored loop
     grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]
             if not (a.startswith("Mamba") and n > config["longest_mamba"])]
     return config, grid
@@ -162,7 +171,8 @@ def mamba_width(scale: str) -> tuple[dict, list[dict]]:
     paper's "similar experiment with LSTM": their depth and widths are not stated; we take one
     layer and Mamba's widths), with TF-(1,64), the paper's point of comparison, as a reference.
     Mamba runs the fused selective scan (``scan``, :data:`lib.models.ssm.SCAN_NAMES`; the same
-    function as the loop to rounding, 2-10x faster on a CPU and keeping one state tensor).
+    function as the loop to rounding, 2-10x faster on a CPU and keeping one state tensor); the
+    points train as :func:`run_index_lookup`'s.
 
     Paper scale: the paper's grid and alphabet, 20,000 steps (the paper's "up to 250k"), two
     seeds at three of its learning rates (six members a group: Mamba-(2,1024) at N = 400 keeps
@@ -181,31 +191,6 @@ def mamba_width(scale: str) -> tuple[dict, list[dict]]:
              + [f"LSTM-({config['lstm_layers']},{w})" for w in config["widths"]] + [config["transformer"]])
     config["archs"] = archs
     return config, [{"arch": a, "length": n} for a in archs for n in config["lengths"]]
-
-
-def run_mamba_width(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
-    """Each point as :func:`run_index_lookup` trains it, Mamba with the config's ``scan``."""
-    import dataclasses
-
-    out = []
-    for point in points:
-        n = point["length"]
-        task = VariableLengthIndexLookup(config["n_symbols"], n, min_length=min(config["min_length"], n))
-        exact = VariableLengthIndexLookup(config["n_symbols"], n, min_length=n)
-        seeds, lrs = config["seeds"], config["lrs"]
-        members = [(s, lr) for lr in lrs for s in seeds]
-        model = architecture(point["arch"], len(task.vocab), task.n_classes, task.seq_len)
-        if isinstance(model, SSMConfig):
-            model = dataclasses.replace(model, scan=config["scan"])
-        recipe = TrainConfig(steps=config["steps"], lr=tuple(lr for _, lr in members),
-                             batch_size=config["batch_size"], eval_every=config["eval_every"],
-                             eval_size=config["eval_size"])
-        run = train(model, [1000 * i + s for i, (s, _) in enumerate(members)], recipe, task,
-                    evals={"test": exact}, device=device, progress=False, stop_after=stop_after)
-        out.append({"eval_steps": run.eval_steps, "acc": run.metrics["test"]["acc"].tolist(),
-                    "lr": [lr for _, lr in members], "seed": [s for s, _ in members],
-                    "params": int(sum(p.numel() for p in run.model(0).parameters())), "wall_s": run.wall_s})
-    return out
 
 
 # ----------------------------------------------------------------------------- Dyck
@@ -239,7 +224,7 @@ def equality(scale: str) -> tuple[dict, list[dict]]:
                     ["TF-(2,64)", "LSTM-(1,64)", "DSS-(2,64)", "Mamba-(2,64)"]),
         seeds=list(range(at(scale, 1, 2, 3))), lrs=at(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
         steps=at(scale, 100, 1000, 20000), batch_size=64, eval_every=at(scale, 50, 100, 1000),
-        eval_size=at(scale, 256, 1000, 5000))
+        eval_size=at(scale, 256, 1000, 5000), **({"scan": "fused"} if scale == "paper" else {}))
     grid = [{"variant": v, "arch": a, "length": n} for v in config["variants"] for a in config["archs"]
             for n in config["lengths"]]
     return config, grid
@@ -321,7 +306,7 @@ SWEEPS: dict[str, Sweep] = {
                           about="Figure 2a/2b: index lookup, 1-layer transformer vs LSTM, accuracy against length"),
     "index_lookup_ssm": Sweep("bhattamishra2024", "index_lookup_ssm", index_lookup_ssm, run_index_lookup,
                               truncatable=True, about="Figure 2a-b: DSS, Mamba and RetNet on index lookup"),
-    "mamba_width": Sweep("bhattamishra2024", "mamba_width", mamba_width, run_mamba_width, truncatable=True,
+    "mamba_width": Sweep("bhattamishra2024", "mamba_width", mamba_width, run_index_lookup, truncatable=True,
                          about="Figure 3: 2-layer Mamba of growing width on index lookup, against LSTMs"),
     "dyck": Sweep("bhattamishra2024", "dyck", dyck, run_dyck, truncatable=True, verify_steps=150,
                   about="Figure 2c: Dyck-(2,2), 1- and 2-layer transformers vs LSTM"),
