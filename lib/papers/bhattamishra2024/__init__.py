@@ -12,10 +12,11 @@ module              what
 ``lower_bounds``    the communication arguments made numerical: Theorem 4's protocol, Lemma 1's
                     fooling set and matrix ranks, Myhill-Nerode classes, linear RNN rank,
                     the information bound and the widths the bounds imply
-``sweeps``          Figure 2a-c as named sweeps (transformers vs LSTMs, learning-rate grids)
+``sweeps``          Figures 2a-c, 3 and 4 as named sweeps (transformers vs LSTMs and state-space
+                    models, learning-rate grids; Figure 3: Mamba's width against length)
 ``analysis``        the tables the chapters show and check (constructions, lower bounds, training)
-``figures``         the training chapter's curves
-``setup``           what the paper states about Figures 2 and 4 (Sec. 6, App. H), as data, and
+``figures``         the training chapter's curves and Figure 3's panels
+``setup``           what the paper states about Figures 2-4 (Sec. 6, App. H), as data, and
                     our side read from each stored config (:mod:`lib.paper_setup`)
 ``checks``          one check per claim the chapters record (:func:`lib.claims.check`)
 ==================  =====================================================================
