@@ -17,7 +17,7 @@ import pytest
 import checks_support
 from checks_support import notebook_threads, pick  # noqa: F401 (an autouse fixture: two threads, as the notebooks)
 from lib import claims
-from lib.papers.boixadsera2024 import analysis, checks, copying, setup
+from lib.papers.boixadsera2024 import analysis, checks, copying, proofs, setup
 from lib.papers.boixadsera2024 import kernel as K
 from lib.results import Result, paper_sweeps
 from lib.tasks import symbol_templates as st
@@ -80,6 +80,15 @@ def kernel_regression_checks() -> list:
     found.append(checks.proposition_4_3(analysis.gradient_flow_run(templates, labels, PARAMS)))
     found.append(checks.claim_d3(*(analysis.idealized_estimator(templates, labels, PARAMS, kernel=k)
                                    for k in ("transformer", "MLP"))))
+    d2 = proofs.claim_d2_study(templates, labels, PARAMS, n=256, alphabets=(16, 64, 256, 1024, 4096, 16384),
+                               seeds=range(3), ridge_per_sample=0.01)
+    found += [checks.claim_d2(d2), checks.claim_d4(proofs.claim_d4_study(templates, labels, PARAMS, sigma=0.5)),
+              checks.claim_d5(d2)]
+    n_params = K.KernelParams(beta=6.0, gamma=2.0, b1=0.5, b2=math.pi / 4, draws=16000)
+    found.append(checks.lemma_e1({name: proofs.lemma_e1_study(t, n_params, points=32) for name, (t, _) in TASKS.items()}))
+    stages = proofs.stage_study(TASKS, random_sets=200)
+    found += [checks.claim_f2(stages), checks.claim_f3(stages), checks.claim_f4(stages), checks.claim_f5(stages),
+              checks.claim_f6(stages)]
     if SLOW:
         ns, seeds = [16, 64, 256, 1024], range(3)  # the default scale's
         alphabets = [4, 16, 64, 256, 1024, 4096, 16384]
@@ -96,7 +105,8 @@ def test_kernel_regression_claims_rederive():
 # ----------------------------------------------------------------------------- chapter 2
 def trained_transformers_checks() -> list:
     ds = [32, 128, 512, 2048]  # the default scale's
-    return [checks.figures_1_and_21(stored("identity_scalings")), checks.figures_16_and_22(stored("majority")),
+    return [checks.figures_1_and_21(stored("identity_scalings")), checks.observation_1_2(stored("identity_scalings")),
+            checks.figures_16_and_22(stored("majority")),
             checks.figure_17(stored("random_templates")), checks.figure_2(stored("program_symbolic")),
             checks.theorems_5_1_and_5_2(ds, copying.ratio_table(ds, seeds=range(pick(2, 5, 5)))),
             checks.figure_5(stored("copy"))]
@@ -129,7 +139,7 @@ def test_trained_checks_name_their_differences():
     """At the default scale every trained claim differs from the paper's setup (width, trials or
     the pretrained model), so none can read "reproduced"; every one names its setup."""
     chapter_2 = trained_transformers_checks()
-    for check in chapter_2[:4] + chapter_2[5:] + hyperparameters_and_pretraining_checks():
+    for check in chapter_2[:5] + chapter_2[6:] + hyperparameters_and_pretraining_checks():
         assert check.setup.startswith("boixadsera2024 "), check.ref
         assert check.differences and check.verdict != "reproduced", check.ref
 

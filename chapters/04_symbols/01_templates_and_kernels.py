@@ -338,6 +338,8 @@ record(n_check)
 # kernel fixed, N must stay nonsingular at almost every cosine activation. At 8 random
 # $(b_1, b_2)$ the transformer kernel's N stays nonsingular on every task of at most 4 templates,
 # and the MLP kernel's, whose $S_\sigma$ are all equal, is singular at the same points.
+# Lemma E.1 gets its own claim in the {ref}`next chapter <sy-proof-e-f>`, with majority-4's
+# determinant computed to 60 digits, beside the five stages of Lemma 4.7's proof (Claims F.2-F.6).
 #
 # The size of $\sigma_{\min}(N)$ is what the theorem's constant depends on, and it already ranks
 # the tasks: majority-4's is two orders of magnitude below the other three tasks' (the table).

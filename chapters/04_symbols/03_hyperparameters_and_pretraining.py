@@ -103,7 +103,9 @@ display(table(figures.hyperparameter_table(hres)))
 # from the fewest samples no learning rate generalises (Fig. 8: far from 0 below n ≈ 2048)
 assert min(cv.lr_losses(hres)[min(cv.lr_losses(hres))].values()) > 0.5
 record(checks.figure_8(hres))
-record(checks.figures_9_and_10(hres))
+fig9_check = checks.figures_9_and_10(hres)
+assert fig9_check.passed or scale.current() == "smoke"  # substituted at default
+record(fig9_check)
 record(checks.figure_11(hres))
 record(checks.figure_12(hres))
 
@@ -131,7 +133,9 @@ ires = sweeps.result("identity_scalings")
 # %% tags=["hide-input"]
 figures.width_and_init(hres, ires)
 record(checks.figure_13(hres))
-record(checks.figure_15(hres, ires))
+fig15_check = checks.figure_15(hres, ires)
+assert fig15_check.passed or scale.current() == "smoke"  # substituted at default
+record(fig15_check)
 
 # %% [markdown]
 # (sy-last-layer)=
@@ -187,9 +191,13 @@ rres = sweeps.result("random_templates")
 # %% tags=["hide-input"]
 display(table(figures.template_knobs(kres, rres)))
 assert max(max(kres.get_exact(p)["train_loss_final"]) for p in kres.grid) < 0.05  # every run fits its training set
-record(checks.figure_18(kres, rres))
+fig18_check = checks.figure_18(kres, rres)
+assert fig18_check.passed or scale.current() == "smoke"  # substituted at default
+record(fig18_check)
 record(checks.figure_19(kres, rres))
-record(checks.figure_20(kres, rres))
+fig20_check = checks.figure_20(kres, rres)
+assert fig20_check.passed or scale.current() == "smoke"  # substituted at default
+record(fig20_check)
 
 # %% [markdown]
 # (sy-pretraining)=
