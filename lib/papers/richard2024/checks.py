@@ -657,7 +657,7 @@ def single_word_loss(models, sizes, comp):
         statement="trained on a single sequence, a decoder's training loss reaches machine precision's zero, at a "
                   "minimum that does not extrapolate as the closed form does",
         paper_value="loss at machine zero for large enough d; no extrapolation",
-        ours=f"{len(models)} one-word decoders (d, L, h = {models['d, L, h'].iloc[0]}; two sweeps, two seeds each): "
+        ours=f"{len(models)} one-word decoders (d, L, h = {' and '.join(models['d, L, h'].unique())}; two sweeps): "
              f"final loss at most {models['final loss'].max():.1e} (float32 epsilon {remarks.FLOAT32_EPS:.1e}); out of "
              f"sample at most {models['out of sample'].max():.2f} valid", passed=zero and fails,
         results=(sizes, comp), setup=remarks.SINGLE_WORD, config=remarks.single_word_config(sizes, comp))

@@ -283,16 +283,22 @@ def single_word_models(sizes: Result, comp: Result):
 
 
 def single_word_config(sizes: Result, comp: Result) -> dict:
-    """:data:`SINGLE_WORD`'s fields as the two sweeps ran them (they share d, L, h, N and the recipe)."""
+    """:data:`SINGLE_WORD`'s fields as the two sweeps ran them: one value where they agree (the
+    default scale), the pair (sample_size's, completions') where they do not."""
     from . import setup
     from .training import RECIPE
 
-    c = sizes.config
-    if any(comp.config[k] != c[k] for k in ("d", "layers", "heads", "N", "steps")):
-        raise ValueError("single_word_config: the sample_size and completions sweeps ran different models")
-    model = setup._gpt(c, c["d"], c["layers"], c["heads"])
-    return {"model d, L, h": [c["d"], c["layers"], c["heads"]], "training words": 1, "Dyck length 2N": 2 * c["N"],
-            "optimizer": RECIPE["optimizer"], "steps": c["steps"], "dropout": setup._dropout(model)}
+    validate.instance("single_word_config", "sizes", sizes, Result)
+    validate.instance("single_word_config", "comp", comp, Result)
+
+    def fields(c: dict) -> dict:
+        model = setup._gpt(c, c["d"], c["layers"], c["heads"])
+        return {"model d, L, h": [c["d"], c["layers"], c["heads"]], "training words": 1,
+                "Dyck length 2N": 2 * c["N"], "optimizer": RECIPE["optimizer"], "steps": c["steps"],
+                "dropout": setup._dropout(model)}
+
+    a, b = fields(sizes.config), fields(comp.config)
+    return {k: a[k] if a[k] == b[k] else [a[k], b[k]] for k in a}
 
 
 # ----------------------------------------------------------------------------- App. 5.1.1, GPT-4
