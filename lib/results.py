@@ -624,19 +624,46 @@ def _groups(grid: Sequence[dict], group_by: Sequence[str] | None) -> list[list[d
 CHECKPOINT_EVERY_S = 300.0
 
 
-def checkpoint_dir(name: str, scale: str, group: Sequence[dict], config: dict) -> Path:
+def checkpoint_dir(name: str, scale: str, group: Sequence[dict], config: dict, root: Path | None = None) -> Path:
     """Where the trainings of one group of a run save their state until the group is done
-    (``data/checkpoints/``, not committed). The key covers the config as well as the points, so a
-    sweep whose settings changed (steps, learning rate, ensembling) never resumes from the state of
-    trainings made under the old ones."""
+    (``data/checkpoints/``, not committed; ``root`` replaces ``data/``). The key covers the config
+    as well as the points, so a sweep whose settings changed (steps, learning rate, ensembling)
+    never resumes from the state of trainings made under the old ones."""
     key = hashlib.sha256(json.dumps(_jsonable([dict(config), list(group)]), sort_keys=True).encode()).hexdigest()[:12]
-    return data_dir() / "checkpoints" / f"{name}.{scale}" / key
+    return Path(root or data_dir()) / "checkpoints" / f"{name}.{scale}" / key
+
+
+@dataclass(frozen=True)
+class GroupJob:
+    """One group of points of a run, as :func:`run` runs it: ``job(group) -> (metrics, wall_s)``
+    trains the group inside :func:`lib.train.checkpoints` (so an interrupted group resumes) and
+    checks that it returned one dict of metrics per point. It is the unit an engine hands out
+    (:mod:`lib.papers.engines`: one Ray task per group); ``root`` is the data folder, fixed
+    where the run starts so that a worker elsewhere saves its checkpoints under the same path."""
+
+    name: str
+    scale: str
+    config: dict
+    run_group: RunGroup
+    root: str
+
+    def __call__(self, group: Sequence[dict]) -> tuple[list[dict], float]:
+        from .train import checkpoints  # (lazily: storing and listing results needs no torch)
+
+        start = time.perf_counter()
+        with checkpoints(checkpoint_dir(self.name, self.scale, group, self.config, Path(self.root)),
+                         every_s=CHECKPOINT_EVERY_S):
+            values = self.run_group([dict(p) for p in group])
+        wall = time.perf_counter() - start
+        if not isinstance(values, list) or len(values) != len(group) or not all(isinstance(v, dict) for v in values):
+            raise TypeError(f"{self.name}: the run must return one dict of metrics per point")
+        return values, wall
 
 
 def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | None = None, *,
         run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, scale: str | None = None,
         device: str | None = None, progress: bool = True, sweep: str | None = None,
-        code: Callable | None = None, nonfinite: bool = False) -> Result:
+        code: Callable | None = None, nonfinite: bool = False, engine=None) -> Result:
     """Run (or resume) an experiment and save after every point (or group of points).
 
     Give ``run_point(point) -> metrics``, or ``run_group(points) -> [metrics, ...]`` with
@@ -645,9 +672,14 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
     whose ``lib`` files provenance hashes (default: the run function itself). A metric that is
     NaN or infinite is an error unless ``nonfinite=True`` declares that the experiment's metrics
     may hold them (they are then stored as null; see :func:`finite_or_declared`).
-    """
-    from .train import checkpoints  # (lazily: storing and listing results needs no torch)
 
+    ``engine`` (default: here, one group after the other) runs the groups elsewhere: an object
+    with ``run_groups(job, groups)`` yielding ``(group, job(group))`` as each finishes, where
+    ``job`` is this run's :class:`GroupJob`, and ``describe()``, a dict kept in the provenance
+    (:class:`lib.papers.engines.RayEngine`: one Ray task per group). Each finished group is
+    stored and saved as here; points are kept in the order of a run here whatever order the
+    groups finish in, so the file is the one a run here writes.
+    """
     if (run_point is None) == (run_group is None):
         raise ValueError(f"{name}: give exactly one of run_point and run_group")
     if run_group is None:
@@ -667,28 +699,34 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
         result = Result(name=name, scale=scale, provenance=provenance(config, scale, device,
                                                                       code or run_point or run_group, sweep),
                         grid=grid)
+        if engine is not None:
+            result.provenance["engine"] = engine.describe()
+            result.provenance["device"] = result.provenance["engine"].get("device", result.provenance["device"])
+    rank = {json.dumps(p, sort_keys=True): i for i, p in enumerate(p for g in _groups(grid, group_by) for p in g)}
     done = [p["point"] for p in result.points]
     todo = [[p for p in group if p not in done] for group in _groups(grid, group_by)]
     todo = [group for group in todo if group]
     count = len(done)
-    for group in todo:
-        if progress:
-            shown = group[0] if len(group) == 1 else f"{len(group)} points {group[0]} ... {group[-1]}"
-            print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
-        start = time.perf_counter()
-        # a long group saves its trainings every few minutes; rerunning after an interruption resumes
-        saves = checkpoint_dir(name, scale, group, config)
-        with checkpoints(saves, every_s=CHECKPOINT_EVERY_S):
-            values = run_group([dict(p) for p in group])
-        wall = time.perf_counter() - start
-        if not isinstance(values, list) or len(values) != len(group) or not all(isinstance(v, dict) for v in values):
-            raise TypeError(f"{name}: the run must return one dict of metrics per point")
+    # a long group saves its trainings every few minutes; rerunning after an interruption resumes
+    job = GroupJob(name, scale, config, run_group, str(data_dir()))
+
+    def here():
+        for group in todo:
+            if progress:
+                shown = group[0] if len(group) == 1 else f"{len(group)} points {group[0]} ... {group[-1]}"
+                print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
+            yield group, job(group)
+
+    for group, (values, wall) in (here() if engine is None else engine.run_groups(job, todo)):
         for i, (point, value) in enumerate(zip(group, values)):
             value = finite_or_declared(name, point, _jsonable(value), nonfinite)
             result.points.append({"point": point, "result": value, "wall_s": wall if i == 0 else 0.0})
+        result.points.sort(key=lambda p: rank[json.dumps(p["point"], sort_keys=True)])  # as a run here stores them
         count += len(group)
         save(result)
-        shutil.rmtree(saves, ignore_errors=True)
+        shutil.rmtree(checkpoint_dir(name, scale, group, config, Path(job.root)), ignore_errors=True)
+        if progress and engine is not None:
+            print(f"[{name}] {count}/{len(grid)} points stored (a group of {len(group)} done, {wall:.0f}s)", flush=True)
     if not todo:
         save(result)
     return result
@@ -698,7 +736,7 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
                 run_group: RunGroup | None = None, group_by: Sequence[str] | None = None, heavy: bool = False,
                 paper: tuple[dict, list[dict]] | None = None, scale: str | None = None, device: str | None = None,
                 progress: bool = True, sweep: str | None = None, code: Callable | None = None,
-                nonfinite: bool = False) -> Result:
+                nonfinite: bool = False, engine=None) -> Result:
     """Load the experiment's saved result if it matches, else run (or resume) it.
 
     ``config`` must describe everything that determines the result at this scale (sizes,
@@ -729,7 +767,7 @@ def load_or_run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoi
                               f"{name} --scale {result.scale}` or rerun it at scale {result.scale}", stacklevel=2)
             return result
     return run(name, config, grid, run_point, run_group=run_group, group_by=group_by, scale=scale, device=device,
-               progress=progress, sweep=sweep, code=code, nonfinite=nonfinite)
+               progress=progress, sweep=sweep, code=code, nonfinite=nonfinite, engine=engine)
 
 
 # ----------------------------------------------------------------------------- named sweeps
@@ -868,16 +906,18 @@ class Sweep:
         """``points -> metrics`` for :func:`run` (the whole run of each group)."""
         return lambda points: self.run(config, points, scale=scale, device=device, stop_after=None)
 
-    def result(self, scale: str | None = None, *, device=None, progress: bool = True) -> Result:
+    def result(self, scale: str | None = None, *, device=None, progress: bool = True, engine=None) -> Result:
         """The sweep at ``scale`` (default: the current one) from ``data/``, run or resumed if
-        missing. At the default scale a complete paper-scale file with the paper's config wins."""
+        missing. At the default scale a complete paper-scale file with the paper's config wins.
+        ``engine`` runs its groups elsewhere (:func:`run`); each worker then trains on the device
+        the engine gives it (``engine.worker_device``), not on ``device``."""
         scale = _scale.validate(scale) if scale is not None else _scale.current()
         config, grid = self.define(scale)
         paper = self.define("paper") if self.heavy else None
-        return load_or_run(self.name, config, grid, run_group=self.runner(config, scale, device),
-                           group_by=self.group_by, heavy=self.heavy, paper=paper, scale=scale, device=device,
-                           progress=progress, sweep=f"{self.paper}.{self.key}", code=self.run,
-                           nonfinite=self.nonfinite)
+        runner = self.runner(config, scale, device if engine is None else engine.worker_device)
+        return load_or_run(self.name, config, grid, run_group=runner, group_by=self.group_by, heavy=self.heavy,
+                           paper=paper, scale=scale, device=device, progress=progress,
+                           sweep=f"{self.paper}.{self.key}", code=self.run, nonfinite=self.nonfinite, engine=engine)
 
     def load(self, scale: str) -> Result | None:
         """The saved result at ``scale`` if it exists (whatever its config)."""

@@ -14,6 +14,10 @@ uninterrupted run (``tests/test_queue.py``).
 
 A sweep whose paper-scale config cannot run (data that cannot exist, memory beyond the machine)
 raises a clear error when defined or started; the queue reports it and goes on to the next.
+
+``--engine ray`` runs the groups of each sweep side by side, one Ray task and one GPU per group
+(:mod:`lib.papers.engines`), into the same results files; the default runs them here, one after
+the other, and needs no Ray.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from dataclasses import dataclass
 
 from .. import results as _results
 from .. import validate
+from . import engines
 from ..train import BudgetSpent, deadline
 
 PAPER_KEYS = ("mahdavi2024", "chen2024", "bhattamishra2024", "boixadsera2024", "richard2024", "course")
@@ -85,12 +90,14 @@ def status(sweep) -> Outcome:
 
 
 def run_queue(budget_s: float, names=None, *, sweeps=None, per_sweep_s: float | None = None, device=None,
-              margin_s: float = 0.0, progress: bool = True, log=print) -> list[Outcome]:
+              margin_s: float = 0.0, progress: bool = True, log=print, engine=None) -> list[Outcome]:
     """Run the queue for at most about ``budget_s`` seconds (see the module docstring); a training
     in progress stops at its first evaluation past ``budget_s - margin_s``, or past
     ``per_sweep_s`` from its sweep's start (then the queue goes on with the next sweep, so that a
-    short window advances several papers). ``sweeps`` replaces the paper sweeps (tests). Returns
-    one :class:`Outcome` per sweep in the queue."""
+    short window advances several papers). ``sweeps`` replaces the paper sweeps (tests).
+    ``engine``: "local" (or None, the default: each group here, in turn), "ray" (each group a Ray
+    task with a GPU of its own: :mod:`lib.papers.engines`) or an engine object. Returns one
+    :class:`Outcome` per sweep in the queue."""
     validate.real("run_queue", "budget_s", budget_s, minimum=0.0)
     validate.real("run_queue", "margin_s", margin_s, minimum=0.0)
     if per_sweep_s is not None:
@@ -99,6 +106,7 @@ def run_queue(budget_s: float, names=None, *, sweeps=None, per_sweep_s: float | 
     if not callable(log):
         validate.fail("run_queue", "log", "a function of one string (such as print)", log, validate.ArgumentTypeError)
     sweeps = ordered_sweeps(names) if sweeps is None else list(sweeps)
+    engine = engines.get(engine)
     end = time.monotonic() + float(budget_s) - float(margin_s)
     outcomes, started = [], False
     for sweep in sweeps:
@@ -120,7 +128,7 @@ def run_queue(budget_s: float, names=None, *, sweeps=None, per_sweep_s: float | 
         message = ""
         try:
             with deadline(max(0.0, stop - time.monotonic())):
-                sweep.result("paper", device=device, progress=progress)
+                sweep.result("paper", device=device, progress=progress, engine=engine)
         except BudgetSpent as spent:
             message = "stopped at the budget; resumes from its checkpoint"
             log(f"[queue] {label}: {spent}")

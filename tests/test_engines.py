@@ -1,0 +1,117 @@
+"""Sweep groups run as Ray tasks (lib.papers.engines) store exactly the numbers of a run here, on a
+local Ray cluster on the CPU; the queue through Ray stops at its budget, resumes and ends with the
+numbers of one uninterrupted run here; running here needs no Ray at all."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from lib.models import AttentionConfig
+from lib.papers import engines, queue
+from lib.results import ROOT, Sweep, find_sweep
+from lib.tasks import IndexLookup
+from lib.train import TrainConfig, train
+
+TASK = IndexLookup(n_symbols=4, length=5)
+MODEL = AttentionConfig(d_model=8, n_out=4, n_heads=2, vocab_size=len(TASK.vocab), positions="learned",
+                        max_len=TASK.seq_len)
+
+
+def define(scale):
+    config = {"seeds": [1, 2], "steps": 60, "eval_every": 10}
+    return config, [{"lr": lr, "group": g} for g in (0, 1) for lr in (0.01, 0.03)]
+
+
+def run(config, points, *, scale, device=None, stop_after=None):
+    recipe = TrainConfig(steps=config["steps"], lr=tuple(p["lr"] for p in points for _ in config["seeds"]),
+                         batch_size=8, eval_every=config["eval_every"])
+    out = train(MODEL, config["seeds"] * len(points), recipe, TASK, {"test": TASK}, progress=False, device=device)
+    K = len(config["seeds"])
+    return [{"loss": out.train_loss[i * K:(i + 1) * K].tolist(), "acc": out.metrics["test"]["acc"][i * K:(i + 1) * K]}
+            for i in range(len(points))]
+
+
+# two groups of two points, each group one ensemble of 4 trainings
+SWEEP = Sweep("course", "engine_test", define, run, group_by=("group",), heavy=False)
+
+
+def without_wall_times(value):
+    """``value`` with every key holding a wall time left out (they differ from run to run)."""
+    if isinstance(value, dict):
+        return {k: without_wall_times(v) for k, v in value.items() if "wall_s" not in k}
+    if isinstance(value, list):
+        return [without_wall_times(v) for v in value]
+    return value
+
+
+def stored(path):
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray = pytest.importorskip("ray")
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # this test's sweep, for the workers
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    if started:
+        ray.shutdown()
+
+
+def test_running_here_is_the_default_and_needs_no_ray(monkeypatch):
+    out = subprocess.run([sys.executable, "-c", "import sys, lib.results, lib.papers.queue, lib.papers.__main__; "
+                          "print('ray' in sys.modules)"], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"
+    assert engines.get() is None and engines.get("local") is None
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(ImportError, match="pip install ray"):
+        engines.get("ray")
+    with pytest.raises(ImportError, match="pip install ray"):
+        queue.run_queue(1.0, sweeps=[SWEEP], engine="ray", log=lambda *_: None)
+    with pytest.raises(ValueError, match="local, ray"):
+        engines.get("dask")
+
+
+def test_a_sweep_run_through_ray_stores_the_numbers_of_a_run_here(cluster, tmp_path, monkeypatch):
+    """A paper's smoke-scale sweep (two groups), and the test sweep (two groups of two points)."""
+    engine = engines.RayEngine()
+    assert engine.gpus_per_group == 0 and engine.worker_device == "cpu"  # no GPU in this cluster
+    for sweep in (find_sweep("bhattamishra2024_index_lookup"), SWEEP):
+        files = {}
+        for label, used in (("here", None), ("ray", engine)):
+            monkeypatch.setenv("ABC_DATA", str(tmp_path / label))
+            result = sweep.result("smoke", progress=False, engine=used)
+            assert result.complete
+            files[label] = stored(result.path)
+        here, ray = files["here"], files["ray"]
+        assert [p["point"] for p in ray["points"]] == [p["point"] for p in here["points"]]  # same order
+        assert without_wall_times(ray["points"]) == without_wall_times(here["points"])  # every number, exactly
+        assert ray["grid"] == here["grid"] and ray["provenance"]["config"] == here["provenance"]["config"]
+        for key in ("lib_files", "lib_hash", "sweep", "scale", "seeds"):
+            assert ray["provenance"][key] == here["provenance"][key], key
+        assert ray["provenance"]["engine"]["name"] == "ray" and "engine" not in here["provenance"]
+        assert ray["provenance"]["device"] == ray["provenance"]["engine"]["device"]
+        assert not list((tmp_path / "ray" / "checkpoints").rglob("*.pt"))  # finished groups leave no checkpoint
+
+
+def test_the_queue_through_ray_stops_resumes_and_ends_with_the_numbers_of_one_run_here(cluster, tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path / "here"))
+    [whole] = queue.run_queue(1e6, sweeps=[SWEEP], progress=False, log=lambda *_: None)
+    assert whole.state == "complete" and whole.done == 4
+
+    monkeypatch.setenv("ABC_DATA", str(tmp_path / "ray"))
+    states = []
+    while len(states) < 20:  # a budget of 0 s: each call advances each group by one evaluation (of 6)
+        [outcome] = queue.run_queue(0.0, sweeps=[SWEEP], progress=False, log=lambda *_: None, engine="ray")
+        states.append((outcome.state, outcome.done))
+        if outcome.state == "complete":
+            break
+    assert states[0] == ("not started", 0) and states[-1] == ("complete", 4) and len(states) >= 6
+    here, ray = stored(tmp_path / "here" / f"{SWEEP.name}.paper.json"), stored(tmp_path / "ray" / f"{SWEEP.name}.paper.json")
+    assert without_wall_times(ray["points"]) == without_wall_times(here["points"])
+    assert not list((tmp_path / "ray" / "checkpoints").rglob("*.pt"))
