@@ -64,8 +64,8 @@ DEVICE_BYTES = {"H100": 80e9, "T4": 15 * 2**30}
 #: ``--host-gib`` (``ABC_DRYRUN_HOST_GB``) sets another, on a machine with more memory
 HOST_LIMIT_BYTES = int(float(os.environ.get("ABC_DRYRUN_HOST_GB", "18")) * 2**30)
 STEPS = 2  # real steps of the cheapest group
-STEP_LIMIT_S = 45.0  # seconds at most for the real steps of one sweep on this CPU
-PROBE_LIMIT_S = 60.0  # seconds at most to build one group's data and read its trainer call
+STEP_LIMIT_S = 30.0  # seconds at most for the real steps of one sweep on this CPU
+PROBE_LIMIT_S = 45.0  # seconds at most to build one group's data and read its trainer call
 
 
 class _Probed(Exception):
@@ -319,7 +319,7 @@ def dry_run(sweep, *, step: bool = True) -> Row:
             with intercept(calls, probe=False), step_limit(STEPS), _time_limit(STEP_LIMIT_S):
                 sweep.run(config, cheap, scale="paper", device=torch.device("cpu"), stop_after=None)
             which = "first" if cheap is groups[0] else "last"
-            row.step = f"{which} group: {len(calls)} training(s) x {STEPS} steps in {time.perf_counter() - start:.1f} s"
+            row.step = f"{which} group: {len(calls)} training(s) x {STEPS} steps in {time.perf_counter() - start:.2f} s"
             row.trainings = max(1, len(calls))
             if calls:
                 row.first, row.largest = (calls, row.largest) if cheap is groups[0] else (row.first, calls)
