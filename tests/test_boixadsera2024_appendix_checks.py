@@ -113,3 +113,16 @@ def test_copy_gradients_agree_with_chapter_2():
         assert cross / train_sq == pytest.approx(ratios[group], rel=1e-10)
     table = {g: np.array([[pairs[g]]]) for g in pairs}
     assert ap.best_test_rate(table)[0, 0] == pytest.approx(max(0.0, *(ratios[g] for g in ap.GROUPS[:4])))
+
+
+def test_g1_and_j_checks_can_go_either_way():
+    at_zero = {"root": np.full(30, 0.7), "gamma": 0.0}
+    at_one = {"coef": np.zeros(31), "series_error": 1e-12, "probes": np.array([0.6, 1.4]), "beta0": 1.0}
+    mc = {"mc": [0.5], "se": [0.01], "quad": [0.5]}
+    assert checks.lemma_g1(at_zero, at_one, mc).verdict == "reproduced"  # a convergent series would pass
+    assert checks.lemma_g1(dict(at_zero, root=np.linspace(0.5, 2.2, 30)), dict(at_one, series_error=1e-3),
+                           mc).verdict == "not reproduced"
+    flat = {g: np.tile([[[1.0, 0.2]]], (2, 1, 1)) for g in ap.GROUPS}  # R_g = 0.2 at every width
+    assert checks.theorem_j2([32, 2048], flat).verdict == "not reproduced"
+    fading = dict(flat, b=np.array([[[8.0, 8.0]], [[8.0, 1.0]]]))  # the test rate of b falls 8-fold
+    assert checks.theorem_j3([32, 2048], fading).verdict == "not reproduced"
