@@ -178,14 +178,14 @@ def mamba_width(scale: str) -> tuple[dict, list[dict]]:
     seeds at three of its learning rates (six members a group: Mamba-(2,1024) at N = 400 keeps
     about 4.5 GB of states per member and layer). Default (CPU, measured on 2 cores with the
     fused scan): |Σ| = 4 as in ``index_lookup``'s default, widths 8-32 at N = 10 and 20,
-    three seeds at one learning rate, 1,000 steps; about 10-15 minutes in all."""
+    three seeds at one learning rate, 600 steps; about 7 minutes in all (probed)."""
     config = dict(
         n_symbols=at(scale, 4, 4, 64), min_length=at(scale, 4, 5, 10),
         lengths=at(scale, [10], [10, 20], [20, 50, 100, 200, 400]),
         widths=at(scale, [4, 8, 16], [8, 16, 32], [32, 64, 256, 512, 1024]),
         mamba_layers=2, lstm_layers=1, transformer=at(scale, "TF-(1,16)", "TF-(1,32)", "TF-(1,64)"), scan="fused",
         seeds=list(range(at(scale, 2, 3, 2))), lrs=at(scale, [3e-3], [3e-3], [5e-4, 1e-3, 5e-3]),
-        steps=at(scale, 60, 1000, 20000), batch_size=64, eval_every=at(scale, 30, 100, 1000),
+        steps=at(scale, 60, 600, 20000), batch_size=64, eval_every=at(scale, 30, 100, 1000),
         eval_size=at(scale, 256, 1000, 5000))
     archs = ([f"Mamba-({config['mamba_layers']},{w})" for w in config["widths"]]
              + [f"LSTM-({config['lstm_layers']},{w})" for w in config["widths"]] + [config["transformer"]])
