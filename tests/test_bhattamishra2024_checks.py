@@ -80,7 +80,8 @@ def test_every_trained_setup_compares_with_the_paper_at_the_paper_scale():
     course's own instance of Theorem 3, which the paper states no training setup for.)"""
     r = {name: _at_paper_scale(name) for name in SWEEPS}
     compared = [(setup.FIGURE_2AB, setup.ours_figure_2ab(r["index_lookup"], r["index_lookup_ssm"])),
-                (setup.FIGURE_2C, setup.ours_figure_2c(r["dyck"])), (setup.FIGURE_4, setup.ours_figure_4(r["equality"]))]
+                (setup.FIGURE_2C, setup.ours_figure_2c(r["dyck"])), (setup.FIGURE_3, setup.ours_figure_3(r["mamba_width"])),
+                (setup.FIGURE_4, setup.ours_figure_4(r["equality"]))]
     for s, ours in compared:
         diff = s.difference(ours)
         print(f"{s.ref} at the paper scale:", "; ".join(str(d) for d in diff) or "the paper's setup")
@@ -89,5 +90,6 @@ def test_every_trained_setup_compares_with_the_paper_at_the_paper_scale():
     # in Dyck, no linear transformer in equality, N <= 400 and DSS of width 64 only on Eq-ncp)
     assert fields["Figure 2a-b"] == {"steps", "learning rates"}
     assert fields["Figure 2c"] == {"steps", "learning rates", "models compared"}
+    assert fields["Figure 3"] == {"steps", "learning rates"}  # and the LSTMs' widths and depth, which it does not state
     assert fields["Figure 4"] == {"steps", "learning rates", "models compared", "longest length N, Eq-ncp",
                                   "DSS widths, Eq-ncp"}
