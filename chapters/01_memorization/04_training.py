@@ -76,6 +76,7 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # | $n$ sweep (Fig. 2b) | 1-60, $H = 20$, $T$ = 6k-18k | 1-12, $H = 4$, $T$ = 200, 400 |
 # | $d_h$ sweep (Fig. 2c) | 10-64, $H = 30$, $n = 32$, $T$ = 10k-20k | 1-16, $H = 4$, $n = 8$, $T$ = 200 |
 # | optimizer | Adam, lr $10^{-3}$, batch 256, 50k-300k steps | Adam, lr $10^{-2}$, full batch, 2k-5k steps |
+# | minibatches | shuffled epochs, the last batch partial; 500 epochs, at least 50k steps | the full set |
 # | initialization | Xavier uniform, `nn.Linear`'s default | $N(0, 1/\text{fan-in})$, zero biases (see {ref}`mem-official`) |
 # | reported accuracy | the lowest-loss evaluation | the last evaluation |
 # | seeds | 1 in `reproduce.sh` (6 in the authors' runs) | 4, each with its own dataset |
@@ -86,7 +87,8 @@ record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/
 # train exactly as its smaller model would (a test checks this). The results live in
 # `data/mahdavi2024_*.json` with their provenance. The paper-scale grids are
 # defined in `lib.papers.mahdavi2024.sweeps`, on the official code's recipe (its data, initial
-# weights and checkpoint rule, {ref}`mem-official`), but need about 3 V100-days per seed;
+# weights, positional table, shuffled epochs and checkpoint rule, {ref}`mem-official`), but need
+# about 3 V100-days per seed;
 # they have not been run for this book, so every figure below is at the scale it states.
 
 # %%
@@ -109,8 +111,12 @@ table(pd.DataFrame([{"sweep": name, "scale": r.scale, "points": len(r.points), "
 # `lib.papers.mahdavi2024.official` rebuilds the official recipe on the course's own model and
 # trainer, bit for bit where the code fixes the bits: its data generator (a test checks the
 # code's fingerprints), its initial weights (the code seeds torch and builds its modules; we draw
-# the same numbers in the same order, and a test compares them with torch's own modules) and its
-# checkpoint rule (the accuracy of the lowest-loss evaluation). The sweep `official_vs_ours`
+# the same numbers in the same order, and a test compares them with torch's own modules), its
+# sinusoidal table (computed in float32, as the code does), its minibatches (shuffled epochs of
+# 256, the last one partial, drawn from torch's generator where the code's `DataLoader` draws
+# them; a test compares the batches with a real `DataLoader`: here $T = 200 < 256$, so every
+# step is the full set, as in the code) and its checkpoint rule (the accuracy of the lowest-loss
+# evaluation). The sweep `official_vs_ours`
 # (`lib.papers.mahdavi2024.comparison`) then swaps ingredients for ours: our initialisation
 # $N(0, 1/\text{fan-in})$ with zero biases, our data generator (the same distributions, drawn by
 # torch), both ("ours"), and, at $H = 4$, each part of our initialisation alone. Four seeds per
@@ -143,25 +149,27 @@ if comparison.scale != "smoke":  # the smoke scale runs 200 steps: nothing to co
 # %% [markdown]
 # **What the comparison says** (default scale, four seeds per cell).
 # - Seed by seed, the official recipe on the course's model and trainer lands on the official
-#   code's numbers: exactly at $H = 1$ and $H = 2$ (seed 42), within 2 examples of 200 at $H = 8$
-#   and within 1, 1 and 7 at $H = 4$. What is left is arithmetic: the same data and the same
-#   initial weights, updated on this CPU and on the CPU the official code ran on, drift apart over
-#   20,000 steps (float32 training is rounding-chaotic at some points: another processor's kernels
-#   round differently, and the difference grows).
+#   code's numbers: within one example of 200 at $H = 1$ and $H = 2$ (seed 42), within 0, 0 and 1
+#   at $H = 8$ and within 2, 0 and 6 at $H = 4$ (with the code's float32 positional table; before
+#   it, 0, 0, 0-2 and 1-7). What is left is arithmetic: the same data and the same initial
+#   weights, updated on this CPU and on the CPU the official code ran on, drift apart over 20,000
+#   steps (float32 training is rounding-chaotic at some points: another processor's kernels round
+#   differently, and the difference grows).
 #   The code's evaluation schedule matters once: counting our evaluation after the last update,
-#   which the code never makes, would give $H = 1$, seed 42 one example more (0.045).
+#   which the code never makes, would give $H = 1$, seed 42 one example fewer (0.040, the code's
+#   own number).
 # - **Our initialisation** explains our recipe's gap. Swapped in alone it gives what our whole
-#   recipe gives (at $H = 4$, a mean of 0.83 against 0.52; at $H = 8$ every seed fits all 200
-#   examples within 2,500 steps, where the official recipe takes 2,500 to 6,500 and one seed
-#   never fits its last example). Our data generator
+#   recipe gives (at $H = 4$, a mean of 0.82 against 0.51; at $H = 8$ every seed fits all 200
+#   examples within 2,500 steps, where the official recipe takes 2,500 to 4,000 and one seed
+#   never fits its last two examples). Our data generator
 #   alone (the same distributions, other draws) moves the means by at most 0.05 either way. The
-#   checkpoint rule hardly matters here: the lowest-loss evaluation and the last one differ in one
-#   run of 80, by one example.
+#   checkpoint rule hardly matters here: the lowest-loss evaluation and the last one differ in
+#   three runs of 80, by one example each.
 # - No single part of our initialisation carries the effect. At $H = 4$, swapping in one part
 #   alone raises the mean by 0.00 (embedding) to 0.08 ($W_V, W_O$: ours starts $W_O$ at standard
 #   deviation 1, the code's Xavier at about 0.32), while all four together raise it by 0.31: the
 #   parts compound. With four seeds, differences below about 0.1 are within the spread between
-#   seeds (the official recipe alone ranges from 0.39 to 0.77 at $H = 4$).
+#   seeds (the official recipe alone ranges from 0.395 to 0.65 at $H = 4$).
 
 # %% [markdown]
 # (mem-fig2)=
@@ -230,8 +238,9 @@ for check in fig2_checks:
 # ### Figure 2 on the official recipe
 #
 # The same three sweeps, at the same default budget (lr $10^{-2}$, full batch, 2,000-3,000 steps),
-# with the official code's data, initial weights and checkpoint rule (`fig2a_official`,
-# `fig2b_official`, `fig2c_official`): solid lines ours, dashed the official recipe.
+# with the official code's data, initial weights, positional table and checkpoint rule
+# (`fig2a_official`, `fig2b_official`, `fig2c_official`): solid lines ours, dashed the official
+# recipe.
 
 # %% tags=["hide-input"]
 official_results = {name: results[f"{name}_official"] for name in ("fig2a", "fig2b", "fig2c")}
@@ -261,18 +270,18 @@ record(checks.figure_2_official(results))
 # **The trends barely depend on the recipe; the levels do.** On both recipes memorization grows
 # with $H$, monotonically in $n$, and with $d_h$ up to $d_h = n$. The details differ, and the
 # table above has them:
-# - The linear fit is closer on the official recipe: $R^2$ of 0.985-0.998, where ours gives
-#   0.978-0.986, just under the paper's 0.98 on its 6-point curve. Per head, the official recipe
-#   memorizes about 38-47 examples and ours 53-59. On the official recipe the line also fits
-#   better than $\sqrt{H}$ and $\log(1+H)$ on both curves; on ours, at $T = 200$ (four unsaturated
-#   points) the concave fits are better ($R^2$ 0.9995 and 0.9997 against 0.986), so there "linear"
-#   is not what the data single out.
+# - The linear fit is about as close on both recipes: $R^2$ of 0.979-0.998 on the official one
+#   and 0.978-0.986 on ours, each just under the paper's 0.98 on its curve at $T = 400$. Per
+#   head, the official recipe memorizes about 38-46 examples and ours 53-59. On the official
+#   recipe the line also fits better than $\sqrt{H}$ and $\log(1+H)$ on both curves; on ours, at
+#   $T = 200$ (four unsaturated points) the concave fits are better ($R^2$ 0.9995 and 0.9997
+#   against 0.986), so there "linear" is not what the data single out.
 # - Beyond $d_h = n$ ours stays flat (within 0.05), but at 0.94 at $d_h = n$ it sits too near 1
 #   for a gain to show, so that reading is not evidence on our recipe. The official recipe,
-#   further from the ceiling (0.77 at $d_h = 8$), reaches 0.85 at $d_h = 12$ before falling back
-#   to 0.80 at 16: with four seeds one point, not a trend, but it fails the "flat after" check.
+#   further from the ceiling (0.77 at $d_h = 8$), reaches 0.86 at $d_h = 12$ before falling back
+#   to 0.79 at 16: with four seeds one point, not a trend, but it fails the "flat after" check.
 #   Both Figure 2c claims are therefore "partly".
-# - At the same budget the official recipe memorizes less (at $T = 400$, $H = 8$: 0.84 against
+# - At the same budget the official recipe memorizes less (at $T = 400$, $H = 8$: 0.82 against
 #   0.99), as the small comparison above predicts.
 #
 # **Which recipe the book's figures use, and why.** The default and smoke scales keep ours: the
