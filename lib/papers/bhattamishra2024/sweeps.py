@@ -176,9 +176,10 @@ def mamba_width(scale: str) -> tuple[dict, list[dict]]:
 
     Paper scale: the paper's grid and alphabet, 20,000 steps (the paper's "up to 250k"), two
     seeds at three of its learning rates (six members a group: Mamba-(2,1024) at N = 400 keeps
-    about 4.5 GB of states per member and layer). Default (CPU, measured on 2 cores with the
+    about 3.4 GB of states per member and layer in float32). Default (CPU, measured on 2 cores with the
     fused scan): |Σ| = 4 as in ``index_lookup``'s default, widths 8-32 at N = 10 and 20,
-    three seeds at one learning rate, 600 steps; about 7 minutes in all (probed)."""
+    three seeds at one learning rate, 600 steps; about 7 minutes in all (probed at 40 steps a
+    point on a busy CPU; not yet run to the end)."""
     config = dict(
         n_symbols=at(scale, 4, 4, 64), min_length=at(scale, 4, 5, 10),
         lengths=at(scale, [10], [10, 20], [20, 50, 100, 200, 400]),
