@@ -495,7 +495,7 @@ def summary(claims: list[Claim]) -> list[dict]:
         row = {"paper": paper, "title": title, "claims": len(mine)}
         row.update({v: sum(c.verdict == v for c in mine) for v in VERDICTS})
         if paper in RESULTS:
-            checked = set().union(*(covers(c.ref) for c in mine))
+            checked = set().union(*(covers(c.ref) | {c.ref} for c in mine))
             row["covered"] = [r for r in RESULTS[paper] if r in checked]
             row["missing"] = [r for r in RESULTS[paper] if r not in checked]
         rows.append(row)

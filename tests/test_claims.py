@@ -63,6 +63,12 @@ def test_coverage_counts_the_papers_numbered_results_a_claim_speaks_to():
     assert (row["reproduced"], row["partly"], row["not reproduced"]) == (1, 1, 0)
     assert row["covered"] == ["Theorem 1", "Figure 5", "Figure 6"]
     assert len(row["missing"]) == len(claims.RESULTS["chen2024"]) - 3
+    # an unnumbered item (a remark, an equation) is covered by a claim whose ref names it exactly
+    unnumbered = [claims.Claim(paper="richard2024", ref=ref, statement="", paper_value="", ours="", verdict="partly",
+                               scale="default", chapter="c", label="l")
+                  for ref in ("Sec. 3.2 (Scaling)", "Sec. 3.2 (Scaling), again")]
+    (row,) = claims.summary(unnumbered)
+    assert row["covered"] == ["Sec. 3.2 (Scaling)"]
 
 
 def test_rounding_noise_does_not_change_a_claims_wording():
