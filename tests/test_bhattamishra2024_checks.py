@@ -28,7 +28,7 @@ def chapter(name: str) -> str:
 
 def test_training_chapter():
     found = [checks.figure_2ab(stored("index_lookup"), stored("index_lookup_ssm")), checks.figure_2c(stored("dyck")),
-             checks.figure_4(stored("equality")),
+             checks.figure_3(stored("mamba_width")), checks.figure_4(stored("equality")),
              checks.remark_h2(analysis.shortcut_table(lengths=stored("equality").config["lengths"], prefix=4, n=20000))]
     assert claims.rederive(chapter("03_training"), DEFAULT, found) == []
 
