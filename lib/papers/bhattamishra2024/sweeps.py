@@ -249,6 +249,19 @@ def lstm_protocol(scale: str) -> tuple[dict, list[dict]]:
     return config, [{"length": config["length"]}]
 
 
+def _final_states(model, strings: torch.Tensor, chunk: int = 1 << 16) -> tuple[torch.Tensor, torch.Tensor]:
+    """The LSTM's final ``(h, c)`` after each of ``strings``, run ``chunk`` strings at a time (the
+    paper's N = 20 has 2^20 of them: all at once, the cached activations alone take several GB)."""
+    hs, cs = [], []
+    for part in strings.split(chunk):
+        cache: dict = {}
+        model(part, cache=cache)
+        h, c = cache["layers.0.final"]
+        hs.append(h)
+        cs.append(c)
+    return torch.cat(hs), torch.cat(cs)
+
+
 def run_lstm_protocol(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
     """Theorems 2-3 with a trained LSTM: train it on binary index lookup at length N, then run
     every one of the 2^N strings as Alice (her final (h, c), each number quantized to b bits, is
@@ -265,9 +278,7 @@ def run_lstm_protocol(config: dict, points: list[dict], *, scale: str, device=No
     model = run.model(0).eval()
     strings = ((torch.arange(2**n)[:, None] >> torch.arange(n - 1, -1, -1)) & 1).long()  # every x in {0,1}^N
     with torch.no_grad():
-        cache = {}
-        model(strings, cache=cache)
-        h, c = cache["layers.0.final"]
+        h, c = _final_states(model, strings)
         bound = float(torch.maximum(h.abs().max(), c.abs().max()))
         queries = (task.n_symbols + torch.arange(n))[:, None]  # Bob's inputs: one index token
         rows = []
@@ -281,7 +292,7 @@ def run_lstm_protocol(config: dict, points: list[dict], *, scale: str, device=No
             rows.append({"bits_per_number": bits, "message_bits": message_bits,
                          "accuracy": correct / (n * len(strings)),
                          "bound": 1.0 if bits is None else index_accuracy_bound(message_bits, n),
-                         "distinct_messages": len({tuple(r) for r in torch.cat([qh, qc], 1).tolist()})})
+                         "distinct_messages": len(torch.unique(torch.cat([qh, qc], 1), dim=0))})
         # messages shorter than N bits, where the bound bites: the k most variable state numbers at
         # b bits each (the others replaced by their mean over all strings)
         state = torch.cat([h, c], 1)
