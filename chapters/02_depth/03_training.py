@@ -47,7 +47,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import torch
 
-from lib import bench, claims, plots
+from lib import bench, claims, plots, scale
 from lib.papers.chen2024 import checks, constructions as build, sweeps
 from lib.papers.chen2024.figures import TITLES, arch_label, chance, has_task, training_curves
 from lib.papers.chen2024.sweeps import curves, final
@@ -120,6 +120,7 @@ plots.table(pd.DataFrame(fig2_rows).set_index(["task", "model"]))
 
 # %% tags=["hide-input"]
 for fig2_check in fig2_checks:
+    assert fig2_check.verdict == "substituted" or scale.current() != "default", (fig2_check.ref, fig2_check.verdict)  # at default
     record(fig2_check)
 
 # %% [markdown]
