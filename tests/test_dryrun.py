@@ -87,3 +87,15 @@ def test_bad_arguments():
     with pytest.raises(SystemExit):
         main(["dryrun", "no_such_paper"])
     assert torch.get_default_dtype() == torch.float32
+
+
+def test_the_data_build_limit_can_be_raised_for_a_slow_sweep(monkeypatch):
+    from lib.papers import dryrun
+
+    monkeypatch.delenv("ABC_DRYRUN_BUILD_S", raising=False)
+    assert dryrun.probe_limit_s() == dryrun.PROBE_LIMIT_S
+    monkeypatch.setenv("ABC_DRYRUN_BUILD_S", "600")
+    assert dryrun.probe_limit_s() == 600.0
+    monkeypatch.setenv("ABC_DRYRUN_BUILD_S", "-1")
+    with pytest.raises(ValueError):
+        dryrun.probe_limit_s()

@@ -30,6 +30,8 @@ def main(argv=None) -> int:
     parser.add_argument("--save-rows", default=None, help="dryrun: also write the rows as JSON to this file")
     parser.add_argument("--host-gib", type=float, default=None,
                         help="dryrun: host memory each sweep may use (default 18 GiB; more where the machine has it)")
+    parser.add_argument("--build-s", type=float, default=None,
+                        help="dryrun: seconds each group's data may take to build (default 45)")
     args = parser.parse_intermixed_args(argv)
     try:
         sweeps = queue.ordered_sweeps(args.names)
@@ -40,6 +42,10 @@ def main(argv=None) -> int:
             if not (args.host_gib > 0 and math.isfinite(args.host_gib)):
                 parser.error("--host-gib must be a finite number of GiB > 0")
             os.environ["ABC_DRYRUN_HOST_GB"] = str(args.host_gib)  # read by each sweep's process
+        if args.build_s is not None:
+            if not (args.build_s > 0 and math.isfinite(args.build_s)):
+                parser.error("--build-s must be a finite number of seconds > 0")
+            os.environ["ABC_DRYRUN_BUILD_S"] = str(args.build_s)
         from . import dryrun
 
         def save(rows):

@@ -68,6 +68,13 @@ STEP_LIMIT_S = 30.0  # seconds at most for the real steps of one sweep on this C
 PROBE_LIMIT_S = 45.0  # seconds at most to build one group's data and read its trainer call
 
 
+def probe_limit_s() -> float:
+    """:data:`PROBE_LIMIT_S`, or the seconds ``ABC_DRYRUN_BUILD_S`` gives (``--build-s``: a sweep
+    whose data takes minutes to build, checked on purpose)."""
+    value = os.environ.get("ABC_DRYRUN_BUILD_S")
+    return PROBE_LIMIT_S if value is None else validate.real("dryrun", "ABC_DRYRUN_BUILD_S", float(value), above=0.0)
+
+
 class _Probed(Exception):
     """Raised by the intercepted trainer once it has read its arguments (probe mode)."""
 
@@ -232,7 +239,7 @@ def _probe(sweep, config, group) -> list[Call]:
     """Build ``group``'s data at the true size and read its first trainer call (none: the group
     does not train, e.g. a closed form)."""
     calls: list[Call] = []
-    with intercept(calls, probe=True), _time_limit(PROBE_LIMIT_S):
+    with intercept(calls, probe=True), _time_limit(probe_limit_s()):
         try:
             sweep.run(config, group, scale="paper", device=torch.device("cpu"), stop_after=None)
         except _Probed:
@@ -420,7 +427,7 @@ def run_all(names=None, *, step: bool = True, log=None, on_row=None) -> list[Row
 
     log = log or (lambda line: print(line, flush=True))
     rows = []
-    limit = 2 * PROBE_LIMIT_S + STEP_LIMIT_S + 60
+    limit = 2 * probe_limit_s() + STEP_LIMIT_S + 60
     for sweep in ordered_sweeps(names):
         label = f"{sweep.paper}.{sweep.key}"
         start = time.perf_counter()
