@@ -459,14 +459,18 @@ def figure_2c(dyck):
 def width_trends(mw) -> dict:
     """For each model kind of ``mamba_width`` (``"Mamba"``, ``"LSTM"``) and each length N, the trend
     of the per-seed final accuracies against width (:func:`lib.stats.trend`: Kendall's tau over
-    every (width, seed) pair; ``"inconclusive"`` where it cannot decide)."""
+    every (width, seed) pair; ``"inconclusive"`` where it cannot decide). One test per length, so
+    each is made at the Bonferroni level (5% over the lengths together): the paper's grid has five
+    lengths, and at 5% each a flat LSTM would show a "trend" at one of them about a time in four."""
     from ... import stats
 
     table = width_table(mw)
+    lengths = max(1, table["N"].nunique())
+    level = 1 - (1 - stats.LEVEL) / lengths
     out = {}
     for kind in ("Mamba", "LSTM"):
         part = table[table["kind"] == kind]
-        out[kind] = {int(n): stats.trend(list(rows["width"]), list(rows["per seed"]))
+        out[kind] = {int(n): stats.trend(list(rows["width"]), list(rows["per seed"]), level=level)
                      for n, rows in part.sort_values("width").groupby("N")}
     return out
 
