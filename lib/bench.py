@@ -258,19 +258,20 @@ def _budget(sweep, config: dict, point: dict) -> int | None:
     return None
 
 
-class _TimeLimit(Exception):
-    pass
+class TimeLimit(Exception):
+    """Raised by :func:`time_limit` when its seconds are up."""
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float | None):
-    """Raise :class:`_TimeLimit` in this (main) thread after ``seconds`` (POSIX alarm)."""
+def time_limit(seconds: float | None, message: str = "over {seconds:.0f} s"):
+    """Raise :class:`TimeLimit` (``message``, formatted with ``seconds``) in this (main) thread
+    after ``seconds`` (a POSIX alarm; no limit where there is none, or for ``seconds`` None or 0)."""
     if not seconds or not hasattr(signal, "SIGALRM"):
         yield
         return
 
     def ring(signum, frame):
-        raise _TimeLimit(f"over the {seconds:.0f}s limit per sweep")
+        raise TimeLimit(message.format(seconds=seconds))
 
     previous = signal.signal(signal.SIGALRM, ring)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -321,9 +322,9 @@ def paper_cost(only=None, probe: int = 20, device=None, limit_s: float | None = 
             continue
         start = time.perf_counter()
         try:
-            with _time_limit(limit_s):
+            with time_limit(limit_s, "over the {seconds:.0f}s limit per sweep"):
                 row = sweep_cost(sweep, probe, device)
-        except (_TimeLimit, Exception) as error:  # noqa: BLE001 - one row per sweep, whatever happens
+        except (TimeLimit, Exception) as error:  # noqa: BLE001 - one row per sweep, whatever happens
             row = {"sweep": f"{sweep.paper}.{sweep.key}", "error": f"{type(error).__name__}: {error}"[:300]}
         row["probe_wall_s"] = time.perf_counter() - start
         rows.append(row)

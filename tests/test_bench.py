@@ -55,3 +55,15 @@ def test_paper_cost_rows_merge_by_sweep_and_read_as_one_line_per_device(store):
                                       "(estimated from its first and last groups)")
     assert "about 3 hours" in bench.cost_line("a.y")
     assert bench.cost_line("a.z").startswith("no measured cost yet")
+
+
+def test_time_limit_raises_its_message_after_its_seconds_and_never_without_them():
+    import time
+
+    from lib.bench import TimeLimit, time_limit
+
+    with pytest.raises(TimeLimit, match="over 0.2 s here"):
+        with time_limit(0.2, "over {seconds} s here"):
+            time.sleep(2)
+    with time_limit(None):
+        time.sleep(0.01)

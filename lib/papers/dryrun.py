@@ -35,7 +35,6 @@ import contextlib
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .. import validate
+from ..bench import TimeLimit, time_limit
 
 #: float32 peak rates (dense, no tensor cores: the book trains in float32 without TF32).
 #: H100 SXM5: 67 TFLOP/s FP32 (NVIDIA H100 Tensor Core GPU datasheet, 2023, "FP32 67 teraFLOPS");
@@ -66,6 +66,7 @@ HOST_LIMIT_BYTES = int(float(os.environ.get("ABC_DRYRUN_HOST_GB", "18")) * 2**30
 STEPS = 2  # real steps of the cheapest group
 STEP_LIMIT_S = 30.0  # seconds at most for the real steps of one sweep on this CPU
 PROBE_LIMIT_S = 45.0  # seconds at most to build one group's data and read its trainer call
+_OVER = "over {seconds:.0f} s on this CPU"  # how a time limit reads in the table
 
 
 def probe_limit_s() -> float:
@@ -77,10 +78,6 @@ def probe_limit_s() -> float:
 
 class _Probed(Exception):
     """Raised by the intercepted trainer once it has read its arguments (probe mode)."""
-
-
-class _TimeLimit(Exception):
-    pass
 
 
 @dataclass
@@ -217,29 +214,11 @@ def intercept(calls: list, probe: bool):
             m.train = original
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: float):
-    if not hasattr(signal, "SIGALRM"):
-        yield
-        return
-
-    def ring(signum, frame):
-        raise _TimeLimit(f"over {seconds:.0f} s on this CPU")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _probe(sweep, config, group) -> list[Call]:
     """Build ``group``'s data at the true size and read its first trainer call (none: the group
     does not train, e.g. a closed form)."""
     calls: list[Call] = []
-    with intercept(calls, probe=True), _time_limit(probe_limit_s()):
+    with intercept(calls, probe=True), time_limit(probe_limit_s(), _OVER):
         try:
             sweep.run(config, group, scale="paper", device=torch.device("cpu"), stop_after=None)
         except _Probed:
@@ -308,7 +287,7 @@ def dry_run(sweep, *, step: bool = True) -> Row:
             row.steps = sum(max(bs) for bs in budgets)
         row.first = _probe(sweep, config, groups[0])
         row.largest = _probe(sweep, config, groups[-1]) if len(groups) > 1 else list(row.first)
-    except _TimeLimit as error:
+    except TimeLimit as error:
         row.error = f"NOT CHECKED: building a group's data up to its trainer call ran {error}"
     except Exception as error:  # noqa: BLE001 - one row per sweep, whatever happens
         row.error = _failure(error)
@@ -323,7 +302,7 @@ def dry_run(sweep, *, step: bool = True) -> Row:
         calls: list[Call] = []
         start = time.perf_counter()
         try:
-            with intercept(calls, probe=False), step_limit(STEPS), _time_limit(STEP_LIMIT_S):
+            with intercept(calls, probe=False), step_limit(STEPS), time_limit(STEP_LIMIT_S, _OVER):
                 sweep.run(config, cheap, scale="paper", device=torch.device("cpu"), stop_after=None)
             which = "first" if cheap is groups[0] else "last"
             row.step = f"{which} group: {len(calls)} training(s) x {STEPS} steps in {time.perf_counter() - start:.2f} s"
@@ -332,7 +311,7 @@ def dry_run(sweep, *, step: bool = True) -> Row:
                 row.first, row.largest = (calls, row.largest) if cheap is groups[0] else (row.first, calls)
                 if len(groups) == 1:
                     row.largest = calls
-        except _TimeLimit as error:
+        except TimeLimit as error:
             row.step = f"skipped: the cheaper group's {STEPS} steps ran {error}"
             row.trainings = max(1, len(calls))
         except Exception as error:  # noqa: BLE001
