@@ -7,32 +7,12 @@ import sys
 
 import pytest
 
-from lib.models import AttentionConfig
 from lib.papers import engines, queue
 from lib.results import ROOT, Sweep, find_sweep
-from lib.tasks import IndexLookup
-from lib.train import TrainConfig, train
+import test_queue
+from test_queue import define, run
 
-TASK = IndexLookup(n_symbols=4, length=5)
-MODEL = AttentionConfig(d_model=8, n_out=4, n_heads=2, vocab_size=len(TASK.vocab), positions="learned",
-                        max_len=TASK.seq_len)
-
-
-def define(scale):
-    config = {"seeds": [1, 2], "steps": 60, "eval_every": 10}
-    return config, [{"lr": lr, "group": g} for g in (0, 1) for lr in (0.01, 0.03)]
-
-
-def run(config, points, *, scale, device=None, stop_after=None):
-    recipe = TrainConfig(steps=config["steps"], lr=tuple(p["lr"] for p in points for _ in config["seeds"]),
-                         batch_size=8, eval_every=config["eval_every"])
-    out = train(MODEL, config["seeds"] * len(points), recipe, TASK, {"test": TASK}, progress=False, device=device)
-    K = len(config["seeds"])
-    return [{"loss": out.train_loss[i * K:(i + 1) * K].tolist(), "acc": out.metrics["test"]["acc"][i * K:(i + 1) * K]}
-            for i in range(len(points))]
-
-
-# two groups of two points, each group one ensemble of 4 trainings
+# the queue tests' tiny sweep (two groups of two points, each group one ensemble of 4 trainings)
 SWEEP = Sweep("course", "engine_test", define, run, group_by=("group",), heavy=False)
 
 
@@ -54,7 +34,8 @@ def cluster():
     ray = pytest.importorskip("ray")
     from ray import cloudpickle
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # this test's sweep, for the workers
+    for module in (sys.modules[__name__], test_queue):  # the sweep's functions, sent to the workers by value
+        cloudpickle.register_pickle_by_value(module)
     started = not ray.is_initialized()
     if started:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
