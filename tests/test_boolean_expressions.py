@@ -47,6 +47,18 @@ def test_algorithm_1_builds_clauses_of_the_asked_depth():
     assert bx.sample(2, 3, 20, seed=5) == bx.sample(2, 3, 20, seed=5) != bx.sample(2, 3, 20, seed=6)
 
 
+def test_sample_draws_what_algorithm_1_draws_one_call_at_a_time():
+    """The fast sampler against the plain loop it replaces: the same pairs, every (k, q) shape,
+    and draws with Lemire's rejection (n = 10 leaves) as well as powers of two."""
+    for k, q, seed in [(1, 0, 0), (1, 1, 1), (2, 3, 2), (5, 3, 7), (5, 6, 3)]:
+        rng = np.random.default_rng(seed)
+        plain = [(lhs := bx.random_expression(k, q, rng), bx.simplify(lhs)) for _ in range(400)]
+        assert bx.sample(k, q, 400, seed=seed) == plain
+    rng, draws = np.random.default_rng(9), bx._Draws(np.random.default_rng(9))
+    ns = [2, 10, 3, 2**31 + 1, 7, 10] * 3000  # 2^31 + 1 rejects about half its draws
+    assert [draws(n) for n in ns] == [int(rng.integers(n)) for n in ns]
+
+
 def test_the_vocabulary_is_the_papers_fourteen_tokens_and_bad_text_fails():
     assert len(bx.TOKENS) == 14 and len(bx.VOCAB) == 15
     assert bx.detokenize(bx.tokenize(PAPER_EXAMPLE)) == PAPER_EXAMPLE
@@ -83,6 +95,15 @@ def test_equations_train_on_the_answer_only():
     assert targets == [["p0", "<end>", "true", "<end>"], ["p1", "<end>"]]
     with pytest.raises(ValueError, match="more than context"):
         boolean.encode(pairs, context=10)
+
+
+def test_encoding_in_chunks_changes_nothing(monkeypatch):
+    pairs = bx.sample(2, 3, 300, seed=4)
+    whole = boolean.encode(pairs, context=128)
+    monkeypatch.setattr(boolean, "ENCODE_CHUNK", 7)  # chunk boundaries inside windows
+    chunked = boolean.encode(pairs, context=128)
+    assert whole.x.dtype == chunked.x.dtype == whole.y.dtype == boolean.torch.int64
+    assert boolean.torch.equal(whole.x, chunked.x) and boolean.torch.equal(whole.y, chunked.y)
 
 
 def test_a_decoder_learns_simplification_in_sample():

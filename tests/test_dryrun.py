@@ -21,6 +21,25 @@ def test_read_call_counts_the_bench_model_as_bench_flops_does():
     assert call.activation_bytes > 0 and call.device_bytes > call.state_bytes
 
 
+@pytest.mark.parametrize("family", ["decoder", "lstm", "mamba"])
+def test_a_steps_cost_measured_on_two_rows_is_what_the_whole_batch_costs(family):
+    """read_call measures saved bytes and FLOPs at 2 and 3 rows and extrapolates (a large batch is
+    never built on the host): exact, for each model family, against one step on all 24 rows."""
+    from lib.models import RecurrentConfig, SSMConfig, build_model
+    from lib.models.decoder import gpt_config
+    from lib.tasks.base import Batch
+
+    config = {"decoder": lambda: gpt_config(5, 12, 16, 2, 2, mlp_ratio=2),
+              "lstm": lambda: RecurrentConfig(d_model=16, n_out=5, vocab_size=5),
+              "mamba": lambda: SSMConfig(d_model=16, n_out=5, vocab_size=5, mixer="mamba", d_state=4)}[family]()
+    x = torch.randint(0, 5, (24, 12), generator=torch.Generator().manual_seed(0))
+    y = torch.randint(0, 5, (24, 12) if family == "decoder" else (24,), generator=torch.Generator().manual_seed(1))
+    train_config = TrainConfig(steps=1, batch_size=24)
+    call = dryrun.read_call(config, [0, 1], train_config, Batch(x, y))
+    saved, flops = dryrun.one_step(build_model(config, seed=0), x, y, train_config.loss)
+    assert (call.activation_bytes, call.flops) == (2 * saved, 2 * flops) and flops > 0
+
+
 def test_every_paper_scale_sweep_is_defined_with_groups_and_steps():
     sweeps = ordered_sweeps()
     assert len({s.paper for s in sweeps}) == 6  # five papers and the course

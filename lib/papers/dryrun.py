@@ -138,12 +138,10 @@ def _sample(data, rows: int | None):
 
 def read_call(model, seeds, config, data, evals=None, dtype=None) -> Call:
     """The :class:`Call` of ``lib.train.train(model, seeds, config, data, evals, dtype=dtype)``,
-    with one member built on the CPU and one step of it counted."""
-    from torch.utils.flop_counter import FlopCounterMode
-
+    with one member built on the CPU and one step of it counted (:func:`one_step`)."""
     from ..models import build_model
     from ..tasks.base import Batch, Task
-    from ..train import _Source, loss_and_correct
+    from ..train import _Source
 
     K = len(seeds)
     one = model[0] if isinstance(model, (list, tuple)) else model
@@ -168,6 +166,29 @@ def read_call(model, seeds, config, data, evals=None, dtype=None) -> Call:
             eval_bytes += _bytes(item.x) + _bytes(item.y)
         else:
             eval_bytes += sum(_bytes(b.x) + _bytes(b.y) for b in item)
+    x, y = batch.x, batch.y
+    if dtype is not None and x.is_floating_point():
+        x = x.to(dtype)
+    n = len(batch)
+    if n > 3:  # cost is affine in the rows: measured at 2 and 3, so a large batch is never built on the host
+        (saved2, flops2), (saved3, flops3) = (one_step(module, x[:r], y[:r], config.loss) for r in (2, 3))
+        saved_bytes, flops = saved2 + (saved3 - saved2) * (n - 2), flops2 + (flops3 - flops2) * (n - 2)
+    else:
+        saved_bytes, flops = one_step(module, x, y, config.loss)
+    return Call(members=K, params=n_params, family=type(module).__name__, batch_rows=len(batch),
+                state_bytes=4 * K * n_params * size, data_bytes=int(data_bytes), eval_bytes=int(eval_bytes),
+                activation_bytes=K * saved_bytes, flops=K * flops)
+
+
+def one_step(module, x, y, loss: str) -> tuple[int, int]:
+    """The bytes ``module`` saves for its backward pass (its own parameters left out) and the FLOPs
+    of its forward and backward pass on the batch ``(x, y)``. :func:`read_call` measures them at
+    2 and 3 rows and extrapolates: both are affine in the rows (``tests/test_dryrun.py``; at 1 row a
+    Mamba block saves less than the line through 2 and 3)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from ..train import loss_and_correct
+
     own = {p.data_ptr() for p in module.parameters()}
     saved: dict[int, int] = {}
 
@@ -176,16 +197,12 @@ def read_call(model, seeds, config, data, evals=None, dtype=None) -> Call:
             saved[t.data_ptr()] = max(saved.get(t.data_ptr(), 0), _bytes(t))
         return t
 
-    x, y = batch.x, batch.y
-    if dtype is not None and x.is_floating_point():
-        x = x.to(dtype)
     with FlopCounterMode(display=False) as counter:
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-            loss, _, _ = loss_and_correct(module(x)[None], y[None], config.loss)
-        loss.sum().backward()
-    return Call(members=K, params=n_params, family=type(module).__name__, batch_rows=len(batch),
-                state_bytes=4 * K * n_params * size, data_bytes=int(data_bytes), eval_bytes=int(eval_bytes),
-                activation_bytes=K * sum(saved.values()), flops=K * int(counter.get_total_flops()))
+            value, _, _ = loss_and_correct(module(x)[None], y[None], loss)
+        value.sum().backward()
+    module.zero_grad(set_to_none=True)
+    return sum(saved.values()), int(counter.get_total_flops())
 
 
 @contextlib.contextmanager
