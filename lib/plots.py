@@ -100,7 +100,8 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
                     logy: bool = False, xlabel: str = "", ylabel: str = "", title: str | None = None,
                     chance: float | None = None, bounds="auto", legend: str | None = "outside"):
     """The one drawing routine behind :func:`curves` and :func:`sweep`: for each group, the mean
-    over seeds and a band (``"sd"``: +- one standard deviation, ``"minmax"``, ``"none"``).
+    over seeds and a band (``"sd"``: +- one standard deviation, ``"minmax"``, ``"ci95"``: the
+    95% interval of the mean, :func:`seed_interval`; ``"none"``).
     ``values`` maps a group label to an array ``(seeds, len(x))``. The band is clipped to
     ``bounds`` (``"auto"``: from the y label, see :func:`_bounds_for`; or ``(lo, hi)``, either
     may be None), so a mean +- sd never shows an accuracy above 1. ``legend``: ``"outside"``
@@ -115,7 +116,8 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
         seeds = f"{arr.shape[0]} seed" + "s" * (arr.shape[0] != 1)
         ax.plot(x, mean, color=color, marker=marker, markersize=3, label=f"{label} ({seeds})")
         if band != "none" and arr.shape[0] > 1:
-            lo, hi = ((mean - arr.std(0), mean + arr.std(0)) if band == "sd" else (arr.min(0), arr.max(0)))
+            lo, hi = ((mean - arr.std(0), mean + arr.std(0)) if band == "sd" else seed_interval(arr)
+                      if band == "ci95" else (arr.min(0), arr.max(0)))
             if logy:
                 lo = np.maximum(lo, mean * 1e-3)  # a band below zero has no log
             lo = lo if lo_bound is None else np.maximum(lo, lo_bound)
@@ -136,6 +138,34 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
     elif legend is not None:
         raise ValueError(f"legend must be 'outside', 'inside' or None, got {legend!r}")
     return ax
+
+
+def seed_interval(per_seed) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% interval of the mean over seeds at each x (:func:`lib.stats.mean_interval`, Student's
+    t) of an array ``(seeds, len(x))``: what a figure's band shows where a trained claim is
+    decided over seeds. With one seed there is no interval: both bounds are the value."""
+    from .stats import mean_interval
+
+    arr = np.atleast_2d(np.asarray(per_seed, dtype=float))
+    if arr.shape[0] < 2:
+        return arr[0], arr[0]
+    bounds = [mean_interval(column) for column in arr.T]
+    return np.array([b.low for b in bounds]), np.array([b.high for b in bounds])
+
+
+def mean_and_interval(ax, x, per_seed, fmt: str = "o-", *, label: str | None = None, bounds=(0.0, 1.0), **kwargs):
+    """One line of a figure whose points are seed means: the mean of ``per_seed`` (``(seeds,
+    len(x))``) drawn with ``fmt`` and its 95% interval (:func:`seed_interval`) as a band clipped
+    to ``bounds``; the label says how many seeds. Returns the line."""
+    arr = np.atleast_2d(np.asarray(per_seed, dtype=float))
+    seeds = f"{arr.shape[0]} seed" + "s" * (arr.shape[0] != 1)
+    line, = ax.plot(x, arr.mean(0), fmt, label=f"{label} ({seeds})" if label else None, **kwargs)
+    if arr.shape[0] > 1:
+        lo, hi = seed_interval(arr)
+        lo, hi = np.maximum(lo, bounds[0]) if bounds[0] is not None else lo, \
+            np.minimum(hi, bounds[1]) if bounds[1] is not None else hi
+        ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
+    return line
 
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",

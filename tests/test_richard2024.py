@@ -233,6 +233,27 @@ def test_ablation_variants_hold_what_they_fix_and_kmeans_separates_clusters():
     assert len(set(labels[:20])) == 1 and len(set(labels[20:])) == 1 and labels[0] != labels[-1]
 
 
+def test_ablation_sets_train_in_calls_that_fit_and_give_each_member_what_one_call_gives(monkeypatch):
+    sizes = [4**k for k in range(1, 11)]  # the paper scale's grid: 3 members per set, words of 32
+    calls = sweeps.tile_calls(sizes, 3, 32)
+    assert sorted(i for c in calls for i in c) == list(range(10)) and len(calls) > 1
+    for call in calls:
+        held = len(call) * 3 * max(sizes[i] for i in call) * 2 * 8 * 32
+        assert held <= sweeps.TILE_BYTES or len(call) == 1, (call, held)
+    assert sweeps.tile_calls([4, 64, 1024, 15116], 3, 20) == [[0, 1, 2, 3]]  # the default: one call
+    assert sweeps.tile_calls([4, 64], 3, 20, budget=1) == [[1], [0]]
+
+    config, points = sweeps.ablations("smoke")
+    points = [dict(p, size=n) for p, n in zip(points, (4, 64))]  # sizes that divide each other
+    one = sweeps.run_ablations(config, points, scale="smoke")
+    monkeypatch.setattr(sweeps, "TILE_BYTES", 1)  # every set in a call of its own
+    split = sweeps.run_ablations(config, points, scale="smoke")
+    for a, b in zip(one, split):
+        assert a["seed"] == b["seed"] and a["lr"] == b["lr"] and a["distinct_words"] == b["distinct_words"]
+        assert np.allclose(a["final_loss"], b["final_loss"], rtol=1e-4), (a["final_loss"], b["final_loss"])
+        assert a["in_acc"] == b["in_acc"] and a["out_acc"] == b["out_acc"]
+
+
 def test_theorem_3_1_holds_with_a_rescaled_embedding_and_the_proofs_misses_its_bound():
     """The theorem's "there exists": the JL embedding rescaled to margin 1, and a circle in d = 2,
     meet the stated loss bound at every v gamma; the proof's unscaled JL embedding misses it at

@@ -226,10 +226,30 @@ def figure_2(picture: dict):
 
 # ----------------------------------------------------------------------------- 02: trained decoders
 def _trained(s, result, config: dict, statement: str, paper_value: str, ours: str, passed, partly=False,
-             irrelevant=None):
+             irrelevant=None, inconclusive=False):
     return claims.check(paper=PAPER, ref=s.ref, label=_LABELS[s.ref], statement=statement, paper_value=paper_value,
                         ours=ours, passed=bool(passed), partly=bool(partly), results=result, setup=s, config=config,
-                        irrelevant=irrelevant)
+                        irrelevant=irrelevant, inconclusive=bool(inconclusive) and not passed)
+
+
+def _below(values, bound: float) -> bool | None:
+    """Whether the seeds' mean is below ``bound``: True when its 95% interval lies below it, False
+    when it lies above, None (undecided) otherwise or with fewer than two seeds."""
+    interval = stats.mean_interval(values)
+    if not interval.defined:
+        return None
+    return True if interval.high < bound else False if interval.low > bound else None
+
+
+def _seeds(frame, **where) -> list[float]:
+    """The per-seed values of the one row of ``frame`` matching ``where`` (``metric=`` names the column)."""
+    metric = where.pop("metric")
+    rows = frame
+    for column, value in where.items():
+        rows = rows[rows[column] == value]
+    if len(rows) != 1:
+        raise ValueError(f"checks: {len(rows)} rows match {where}, expected one")
+    return list(rows[f"{metric}_seeds"].iloc[0])
 
 
 _LABELS = {"Figure 3 (left)": "dx-figure-3-left", "Figure 3 (right)": "dx-figure-3-right",
@@ -238,52 +258,73 @@ _LABELS = {"Figure 3 (left)": "dx-figure-3-left", "Figure 3 (right)": "dx-figure
 
 
 def figure_3_left(arch, closed_acc: float):
-    """Figure 3 (left): the best deep-prefix accuracy over (L, h) rises with d (monotone, and by
-    > 0.2 from the narrowest to the widest), every d = 2 model is below 0.5, no trained seed
-    reaches 100% while the closed form (accuracy ``closed_acc`` on the same prompts) does, and the
-    L = h = 1 models decay with width (the widest below the best). ``partly``: the first two
-    and the closed form at 100%."""
+    """Figure 3 (left), decided over seeds (:mod:`lib.stats`): the best (L, h) at each width (the
+    highest seed mean) rises with d (Kendall's trend over every (d, seed), 95%); every d = 2
+    model is below 0.5 (its interval); no trained seed reaches 100% while the closed form
+    (accuracy ``closed_acc`` on the same prompts) does; the L = h = 1 models decay with width (the
+    widest below the best of them, Welch's test). ``partly``: the first two and the closed form
+    at 100%; ``inconclusive`` when the trend cannot be told from noise."""
     frame = readings.frame(arch)
-    best = frame.groupby("d")["deep_acc"].max()
-    single = frame[(frame["layers"] == 1) & (frame["heads"] == 1)].set_index("d")["deep_acc"]
-    grows = bool(best.is_monotonic_increasing and best.iloc[-1] > best.iloc[0] + 0.2)
-    d2_poor = bool(frame[frame["d"] == 2]["deep_acc"].max() < 0.5)
+    widths = sorted(frame["d"].unique())
+    best = {d: list(frame[frame["d"] == d].sort_values("deep_acc").iloc[-1]["deep_acc_seeds"]) for d in widths}
+    trend = stats.trend(widths, [best[d] for d in widths])
+    grows = trend == "increasing"
+    d2 = [_below(list(v), 0.5) for v in frame[frame["d"] == min(widths)]["deep_acc_seeds"]]
+    d2_poor = all(b is True for b in d2)
     only_closed = bool(closed_acc == 1.0 and (frame["deep_acc_seeds"].map(max) < 1.0).all())
-    single_decays = bool(single.iloc[-1] < single.max())
+    single = frame[(frame["layers"] == 1) & (frame["heads"] == 1)].set_index("d")
+    top = single["deep_acc"].idxmax()
+    single_decays = single.index[-1] != top and stats.compare(
+        list(single.loc[single.index[-1], "deep_acc_seeds"]), list(single.loc[top, "deep_acc_seeds"])) == "less"
     return _trained(setup.FIGURE_3_LEFT, arch, setup.architectures(arch),
                     "deep-prefix accuracy grows with width; d = 2 models are poor; L = h = 1 models decay with width; "
                     "only the closed form reaches 100%",
                     "d >= 128, h >= 2, L = 4 reach 95%+; all d = 2 poor; closed form (d = 1) the only 100%",
-                    f"best over (L, h) by width {', '.join(f'd = {d}: {v:.2f}' for d, v in best.items())}; L = h = 1: "
-                    f"{', '.join(f'{v:.2f}' for v in single)}; closed form {closed_acc:.0%}",
-                    grows and d2_poor and only_closed and single_decays, grows and d2_poor and closed_acc == 1.0)
+                    "best over (L, h) by width (mean [95% interval] over seeds) "
+                    + "; ".join(f"d = {d}: {stats.describe(best[d])}" for d in widths)
+                    + f" (trend: {trend}); L = h = 1: {', '.join(f'{v:.2f}' for v in single['deep_acc'])}; "
+                    f"closed form {closed_acc:.0%}",
+                    grows and d2_poor and only_closed and single_decays, grows and d2_poor and closed_acc == 1.0,
+                    inconclusive=trend == "inconclusive")
 
 
 def figure_3_right(sizes_result, closed_acc: float):
-    """Figure 3 (right): in-sample accuracy >= 0.9 for every training set, one word <= 0.1 out of
-    sample at every depth, all words beat one word by > 0.3 at the deepest training depth, the
-    deepest training depth beats the shallowest with all words, the shallowest stays < 0.5 at
-    every size, and the closed form (``closed_acc``) is at 100%. ``partly``: all but the last two
-    trends."""
+    """Figure 3 (right), decided over seeds (:mod:`lib.stats`, 95%): in-sample accuracy above 0.9
+    for every training set; one word below 0.1 out of sample at every depth; at the deepest
+    training depth the largest set beats one word (Welch's test); with the largest set, the
+    deepest training depth beats the shallowest; the shallowest stays below 0.5 at every size;
+    the closed form (``closed_acc``) at 100%. "Above"/"below" means the interval lies there.
+    ``partly``: all but the last two trends; ``inconclusive`` when the comparison of set sizes
+    cannot be decided."""
     sizes = readings.frame(sizes_result)
-    by = {q: part.set_index("size") for q, part in sizes.groupby("train_depth")}
-    shallow, deep = min(by), max(by)
-    in_high = bool((sizes["in_acc"] >= 0.9).all())
-    small_fail = bool(all(by[q].loc[1, "out_acc"] <= 0.1 for q in by))
-    more_helps = bool(by[deep].loc["all", "out_acc"] > by[deep].loc[1, "out_acc"] + 0.3)
-    gap_matters = bool(by[shallow].loc["all", "out_acc"] < by[deep].loc["all", "out_acc"])
-    shallow_very_low = bool(by[shallow]["out_acc"].max() < 0.5)
+    depths = sorted(sizes["train_depth"].unique())
+    shallow, deep = depths[0], depths[-1]
+
+    def at(q, which, metric="out_acc"):
+        part = sizes[sizes["train_depth"] == q].sort_values("distinct_words")
+        return list(part.iloc[0 if which == "smallest" else -1][f"{metric}_seeds"])
+
+    in_high = all(_below(list(v), 0.9) is False for v in sizes["in_acc_seeds"])
+    small_fail = all(_below(at(q, "smallest"), 0.1) is True for q in depths)
+    helps = stats.compare(at(deep, "largest"), at(deep, "smallest"), floor=0.0, ceiling=1.0)
+    more_helps = helps == "greater"
+    gap = stats.compare(at(deep, "largest"), at(shallow, "largest"), floor=0.0, ceiling=1.0)
+    gap_matters = gap == "greater"
+    shallow_very_low = all(_below(list(v), 0.5) is True
+                           for v in sizes[sizes["train_depth"] == shallow]["out_acc_seeds"])
     return _trained(setup.FIGURE_3_RIGHT, sizes_result, setup.sample_size(sizes_result),
                     "in-sample completion is near 100% for every training set; out of sample, small sets fail, more "
                     "distinct words help when training is nearly as deep as the test, and the shallowest training "
                     "depth stays very low however many words; the closed form gets 100% from one word",
                     "in-sample ~100%; depth <= 4 very low even at 10^7 words; closed form 100%",
-                    f"in sample >= {sizes['in_acc'].min():.2f}; out of sample with 1 word "
-                    + ", ".join(f"{by[q].loc[1, 'out_acc']:.2f}" for q in by) + " and with all words "
-                    + ", ".join(f"depth <= {q}: {by[q].loc['all', 'out_acc']:.2f}" for q in by)
-                    + f"; closed form {closed_acc:.0%}",
+                    f"in sample >= {sizes['in_acc'].min():.2f}; out of sample (mean [95% interval] over seeds) with "
+                    "the smallest set " + ", ".join(f"depth <= {q}: {stats.describe(at(q, 'smallest'))}" for q in depths)
+                    + " and the largest " + ", ".join(f"depth <= {q}: {stats.describe(at(q, 'largest'))}" for q in depths)
+                    + f" (largest vs smallest at depth <= {deep}: {helps}; depth <= {deep} vs <= {shallow} with the "
+                      f"largest: {gap}); closed form {closed_acc:.0%}",
                     in_high and small_fail and more_helps and gap_matters and shallow_very_low and closed_acc == 1.0,
-                    in_high and small_fail and more_helps and closed_acc == 1.0)
+                    in_high and small_fail and more_helps and closed_acc == 1.0,
+                    inconclusive=helps == "inconclusive")
 
 
 #: Table 1: the 10^7-word model's valid completions of the deepest context of D_32, of 100
@@ -380,27 +421,42 @@ def ablation_table(abl):
 
 
 def figure_6(abl):
-    """Figure 6: the full model beats the one without positions at every size and by >= 0.2 at the
-    largest; the full model is best at the largest size (within 0.01); uniform attention with
-    fixed E is at least the full model at the smallest size; one attention layer beats V = I
-    without MLP at the largest. ``partly``: the first two."""
+    """Figure 6, decided over seeds (Welch's test at 95%, :func:`lib.stats.compare`; each variant at
+    its best rate): the full model beats the one without positions at the largest set and is
+    never below it; no variant beats the full model at the largest set; uniform attention with
+    fixed E is not below the full model at the smallest; one attention layer beats V = I without
+    MLP at the largest. ``partly``: the first two; ``inconclusive`` when the positional
+    comparison at the largest set cannot be decided."""
     from .sweeps import VARIANTS
 
     out = ablation_table(abl)
+    frame = readings.frame(abl)
     largest, smallest = max(out.columns), min(out.columns)
-    gap = out.loc["full"] - out.loc["no positional embedding"]
-    pivotal = bool((gap > 0).all() and gap[largest] >= 0.2)
-    full_best = bool(out[largest].idxmax() == "full" or out.loc["full", largest] >= out[largest].max() - 0.01)
-    fixed_strong = bool(out.loc["uniform attention, fixed E", smallest] >= out.loc["full", smallest])
-    five_beats_four = bool(out.loc["one attention layer", largest] > out.loc["V = I, no MLP", largest])
+
+    def seeds(variant, n):
+        return _seeds(frame, variant=variant, distinct_words=n, metric="out_acc")
+
+    def compare(a, b, n):
+        return stats.compare(seeds(a, n), seeds(b, n), floor=0.0, ceiling=1.0)
+
+    positions = compare("full", "no positional embedding", largest)
+    pivotal = positions == "greater" and all(compare("full", "no positional embedding", n) != "less" for n in out.columns)
+    trained = [v for v in VARIANTS if not out.loc[v].isna().all()]
+    full_best = all(compare(v, "full", largest) != "greater" for v in trained if v != "full")
+    fixed = "uniform attention, fixed E" in trained and compare("uniform attention, fixed E", "full", smallest)
+    layers = "one attention layer" in trained and compare("one attention layer", "V = I, no MLP", largest)
+    fixed_strong, five_beats_four = fixed not in (False, "less"), layers == "greater"
     return _trained(setup.FIGURE_6, abl, setup.ablations(abl),
                     "positional embeddings are pivotal; the full model needs the most data and ends best; uniform "
                     "attention with fixed E is strong with few words; one attention layer beats V = I without MLP",
                     "ranking read from the figure (no numbers)",
-                    f"out of sample at {largest} words: " + ", ".join(f"{v}: {out.loc[v, largest]:.2f}" for v in VARIANTS)
+                    f"out of sample at {largest} words (mean [95% interval] over seeds): "
+                    + "; ".join(f"{v}: {stats.describe(seeds(v, largest))}" for v in trained)
                     + f"; at {smallest} words: full {out.loc['full', smallest]:.2f}, fixed E "
-                      f"{out.loc['uniform attention, fixed E', smallest]:.2f}",
-                    pivotal and full_best and fixed_strong and five_beats_four, pivotal and full_best)
+                      f"{out.loc['uniform attention, fixed E', smallest]:.2f}; full vs no positions at {largest}: "
+                      f"{positions}; fixed E vs full at {smallest}: {fixed}; one layer vs V = I at {largest}: {layers}",
+                    pivotal and full_best and fixed_strong and five_beats_four, pivotal and full_best,
+                    inconclusive=positions == "inconclusive")
 
 
 #: the variants whose positional paths Figure 7 pictures (the paper's models (3)-(5))
@@ -411,29 +467,40 @@ def pictured_variants() -> tuple:
 
 
 def end_ratios(abl) -> dict:
-    """Figure 7's reading for each pictured variant: how far its cumulative positional curves end
-    from 0 relative to their size (:func:`.readings.end_ratio`; NaN where the scale did not train it)."""
-    ratios = dict.fromkeys(pictured_variants(), np.nan)
+    """Figure 7's reading for each pictured variant, one number per seed at the variant's chosen
+    rate: how far its cumulative positional curves end from 0 relative to their size
+    (:func:`.readings.end_ratio`; an empty list where the scale did not train it)."""
+    ratios = {v: [] for v in pictured_variants()}
     for row in abl.points:
-        if "positional_paths" in row["result"] and row["point"]["variant"] in ratios:
-            ratios[row["point"]["variant"]] = readings.end_ratio(np.array(row["result"]["positional_paths"]))
+        value = row["result"]
+        if "positional_paths" in value and row["point"]["variant"] in ratios:
+            seeds = value.get("positional_paths_seeds", [value["positional_paths"]])
+            ratios[row["point"]["variant"]] = [readings.end_ratio(np.array(paths)) for paths in seeds]
     return ratios
 
 
 def figure_7(abl, clusters: int):
-    """Figure 7: the curves end closer to 0 (relative to their size) the closer the model is to
-    Eq. (1): (5) <= (4) <= (3). ``partly``: (5) below (3). The k-means centroids (``clusters``
-    of them, in the chapter's picture) do not enter the check."""
+    """Figure 7, decided over seeds (Welch's test at 95%, :func:`lib.stats.compare`): the curves
+    end closer to 0 (relative to their size) the closer the model is to Eq. (1): (5) below (4)
+    below (3). ``partly``: (5) below (3); ``inconclusive`` when that comparison cannot be decided.
+    The k-means centroids (``clusters`` of them, in the chapter's picture) do not enter the check."""
     ratio = end_ratios(abl)
     three, four, five = (ratio[v] for v in pictured_variants())
-    ordered = bool(five < three)
+    trained = all(len(r) > 0 for r in (three, four, five))
+    five_three = stats.compare(five, three) if trained else "inconclusive"
+    four_three = stats.compare(four, three) if trained else "inconclusive"
+    five_four = stats.compare(five, four) if trained else "inconclusive"
+    ordered = five_three == "less"
     return _trained(setup.FIGURE_7, abl, setup.figure_7(abl, pictured_variants(), clusters),
                     "the cumulative sums of learned positional embeddings end closer to the origin the closer the "
                     "model is to Eq. (1): model (3) least, (4) more, (5) most, as the closed form's P_r does",
-                    "qualitative (picture)", "|end| / max of the curves: " + ", ".join(f"{k}: {v:.2f}" for k, v in
-                                                                                     ratio.items()),
-                    ordered and four <= three and five <= four, ordered,
-                    irrelevant={"k-means clusters": "the check reads every curve's end, not the centroids"})
+                    "qualitative (picture)",
+                    "|end| / max of the curves (mean [95% interval] over seeds): "
+                    + "; ".join(f"{k}: {stats.describe(v)}" for k, v in ratio.items() if v)
+                    + f"; (5) vs (3): {five_three}, (4) vs (3): {four_three}, (5) vs (4): {five_four}",
+                    ordered and four_three == "less" and five_four == "less", ordered,
+                    irrelevant={"k-means clusters": "the check reads every curve's end, not the centroids"},
+                    inconclusive=five_three == "inconclusive")
 
 
 def gd_eq1(gd, closed_acc: float):

@@ -15,6 +15,11 @@ from . import readings
 KMEANS_CLUSTERS = 4
 
 
+def _per_seed(part, metric: str) -> np.ndarray:
+    """A metric's per-seed values along a frame's rows (:func:`.readings.frame`), as ``(seeds, rows)``."""
+    return np.array([list(v) for v in part[f"{metric}_seeds"]], dtype=float).T
+
+
 def memorization(jl, t: int, n: int):
     """Theorem 3.1: exact log loss against v gamma / n for each JL width, with both bounds."""
     import matplotlib.pyplot as plt
@@ -52,14 +57,16 @@ def path(picture: dict, title: str = "Theorem 4.1's head, γ = -1/2"):
 
 
 def architectures(arch_result, closed_weights: int, closed_acc: float):
-    """Figure 3 (left): deep-prefix accuracy against parameters, one line per (L, h), and the closed form."""
+    """Figure 3 (left): deep-prefix accuracy against parameters, one line per (L, h) (seed mean and
+    its 95% interval), and the closed form."""
     validate.instance("architectures", "arch_result", arch_result, Result)
     import matplotlib.pyplot as plt
 
     arch = readings.frame(arch_result)
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for (L, h), part in arch.groupby(["layers", "heads"]):
-        ax.plot(part["params"], part["deep_acc"], "o-" if (L, h) != (1, 1) else "o:", label=f"L = {L}, h = {h}")
+        plots.mean_and_interval(ax, part["params"], _per_seed(part, "deep_acc"), "o-" if (L, h) != (1, 1) else "o:",
+                                label=f"L = {L}, h = {h}")
     ax.plot([closed_weights], [closed_acc], "D", color="limegreen", mec="k", ms=9, label="closed form")
     ax.set(xscale="log", xlabel="parameters", ylabel=f"valid completions, depth >= {arch_result.config['test_depth']}",
            title="Completion of deeper prefixes", ylim=(-0.03, 1.03))
@@ -69,16 +76,18 @@ def architectures(arch_result, closed_weights: int, closed_acc: float):
 
 
 def sample_size(size_result, closed_acc: float):
-    """Figure 3 (right): in- and out-of-sample accuracy against distinct training words."""
+    """Figure 3 (right): in- and out-of-sample accuracy against distinct training words (seed mean
+    and its 95% interval)."""
     validate.instance("sample_size", "size_result", size_result, Result)
     import matplotlib.pyplot as plt
 
     sizes = readings.frame(size_result)
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for q, part in sizes.groupby("train_depth"):
-        line, = ax.plot(part["distinct_words"], part["out_acc"], "o-", label=f"depth <= {q}, out of sample")
-        ax.plot(part["distinct_words"], part["in_acc"], "s--", color=line.get_color(), alpha=0.7,
-                label=f"depth <= {q}, in sample")
+        line = plots.mean_and_interval(ax, part["distinct_words"], _per_seed(part, "out_acc"), "o-",
+                                       label=f"depth <= {q}, out of sample")
+        plots.mean_and_interval(ax, part["distinct_words"], _per_seed(part, "in_acc"), "s--", color=line.get_color(),
+                                alpha=0.7, label=f"depth <= {q}, in sample")
     ax.plot([1], [closed_acc], "D", color="limegreen", mec="k", ms=9, label="closed form (1 word)")
     ax.set(xscale="log", xlabel="distinct training words", ylabel="valid completions", ylim=(-0.03, 1.03),
            title=f"Prefixes of depth >= {size_result.config['test_depth']}")
@@ -109,7 +118,8 @@ def spectra(comp_result):
 
 
 def ablations(abl_result, out):
-    """Figure 6: out-of-sample (solid) and in-sample (dashed) accuracy of each trained variant."""
+    """Figure 6: out-of-sample (solid, seed mean and its 95% interval) and in-sample (dashed, seed
+    mean) accuracy of each trained variant."""
     validate.instance("ablations", "abl_result", abl_result, Result)
     import matplotlib.pyplot as plt
 
@@ -117,7 +127,7 @@ def ablations(abl_result, out):
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
     for variant in out.dropna(how="all").index:
         part = abl[abl["variant"] == variant]
-        line, = ax.plot(part["distinct_words"], part["out_acc"], "o-", label=variant)
+        line = plots.mean_and_interval(ax, part["distinct_words"], _per_seed(part, "out_acc"), "o-", label=variant)
         ax.plot(part["distinct_words"], part["in_acc"], "--", color=line.get_color(), alpha=0.6)
     ax.set(xscale="log", xlabel="distinct training words", ylabel="valid completions (random-cut prefixes)",
            ylim=(-0.03, 1.03), title="Ablations (solid: out of sample, dashed: in sample)")
@@ -127,8 +137,9 @@ def ablations(abl_result, out):
 
 
 def positional_paths(abl_result, variants, ratios: dict, word: str):
-    """Figure 7: k-means centroids of each pictured variant's cumulative positional curves, and the
-    closed form's P_r for ``word``."""
+    """Figure 7: k-means centroids of each pictured variant's cumulative positional curves (its
+    first seed at its chosen rate), and the closed form's P_r for ``word``; ``ratios``: each
+    variant's per-seed end ratios (:func:`.checks.end_ratios`)."""
     validate.instance("positional_paths", "abl_result", abl_result, Result)
     import matplotlib.pyplot as plt
 
@@ -141,7 +152,7 @@ def positional_paths(abl_result, variants, ratios: dict, word: str):
         labels, centroids = kmeans(curves, KMEANS_CLUSTERS, seed=0)
         for j, c in enumerate(centroids):
             ax.plot(np.arange(1, len(c) + 1), c, label=f"{(labels == j).sum()} curves")
-        ax.set(title=f"{variant}\n|end| / max = {ratios[variant]:.2f}", xlabel="position r")
+        ax.set(title=f"{variant}\n|end| / max = {np.mean(ratios[variant]):.2f} (seed mean)", xlabel="position r")
         ax.legend(fontsize=7)
     axes[0].set_ylabel("cumulative sum of B")
     picture = cf.path_picture(dw.from_string(word), dw.from_string(word[:4]))

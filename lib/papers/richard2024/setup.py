@@ -116,6 +116,8 @@ FIGURE_1 = Setup("richard2024", "Figure 1", {
     "steps": Stated(100_000, _BOOLEAN),
     "tokens per step": Stated(2**14, _BOOLEAN + " ('2^14 batches' read as 2^14 tokens a step: 16 windows of 1024)"),
     "training equations per depth": Stated(NOT_STATED),  # the paper gives 10^9 tokens, not equations
+    "training windows per depth, at most": Stated(10**9 // 1024, _BOOLEAN + " ('10^9 length sequences' read as "
+                                                  "10^9 tokens, in windows of 1024)"),
     "loss": Stated("next-token cross-entropy on every token",
                    "Eq. (2); Sec. 2.1-2.2 (a long concatenation of tokenized equalities, no masking stated)"),
     "optimizer": Stated(NOT_STATED),
@@ -310,6 +312,8 @@ def boolean_simplification(result) -> dict:
             "training depths": sorted({p["train_depth"] for p in result.grid}), "test depths": c["test_depths"],
             "test expressions": c["n_test"], "model d, L, h": [c["d"], c["layers"], c["heads"]],
             "context": c["context"], "steps": c["steps"], "tokens per step": c["batch_size"] * c["context"],
-            "training equations per depth": c["n_train"], "loss": _boolean_loss(c),
+            "training equations per depth": c["n_train"],
+            "training windows per depth, at most": c.get("train_rows", "all (no cap)"),
+            "loss": _boolean_loss(c),
             "optimizer": RECIPE["optimizer"], "learning rate": c["lr"], "dropout": _dropout(model),
             "seeds": len(c["seeds"])}

@@ -74,7 +74,7 @@ def _final_loss(run) -> list[float]:
 # ----------------------------------------------------------------------------- Figure 3 left
 def architectures(scale: str) -> tuple[dict, list[dict]]:
     config = dict(_recipe(scale), train_depth=at(scale, 3, 5, 8), test_depth=at(scale, 6, 7, 9),
-                  train_words=at(scale, None, None, 100_000), seeds=list(range(at(scale, 1, 2, 1))),
+                  train_words=at(scale, None, None, 100_000), seeds=list(range(at(scale, 1, 5, 1))),
                   lrs=LRS[scale])
     shapes = at(scale, [(1, 1)], [(1, 1), (2, 2), (4, 2)], [(L, h) for L in (1, 2, 4) for h in (1, 2, 4)])
     widths = at(scale, [2, 8], [2, 8, 32], [2, 16, 128, 512, 1024])
@@ -107,7 +107,7 @@ def sample_size(scale: str) -> tuple[dict, list[dict]]:
     The 10,000 steps of 8 words draw 80,000 words, so a member on 10^6 words sees a fresh word at 92%
     or more of its draws, as one on 10^7 words would at 99%: both are the regime of "a large
     training set"."""
-    config = dict(_recipe(scale), test_depth=at(scale, 6, 7, 13), seeds=list(range(at(scale, 1, 2, 1))),
+    config = dict(_recipe(scale), test_depth=at(scale, 6, 7, 13), seeds=list(range(at(scale, 1, 5, 1))),
                   d=at(scale, 16, 32, 1024), layers=at(scale, 2, 2, 4), heads=at(scale, 2, 2, 4))
     depths = at(scale, [3], [3, 5], [4, 8, 12])
     sizes = at(scale, [1, 10, "all"], [1, 10, 100, 1000, "all"], [1, 10, 1000, 100_000, 1_000_000])
@@ -142,7 +142,7 @@ def run_sample_size(config: dict, points: list[dict], *, scale: str, device=None
 def completions(scale: str) -> tuple[dict, list[dict]]:
     N = at(scale, 10, 10, 16)
     config = dict(_recipe(scale), N=N, word=SINGLE_WORDS[N], train_depth=at(scale, 5, 5, 8),
-                  train_words=at(scale, None, None, 100_000), seeds=list(range(at(scale, 1, 2, 1))),
+                  train_words=at(scale, None, None, 100_000), seeds=list(range(at(scale, 1, 5, 1))),
                   d=at(scale, 16, 32, 1024), layers=at(scale, 2, 2, 4), heads=at(scale, 2, 2, 4),
                   samples=100)
     word = SINGLE_WORDS[N]
@@ -234,36 +234,64 @@ def fixed_embedding(d: int, seed: int = 0) -> np.ndarray:
 
 def ablations(scale: str) -> tuple[dict, list[dict]]:
     """Figures 6 and 7. The paper trains on 4^k distinct words, k = 1, ..., 12; the paper scale
-    here stops at k = 10 (1,048,576 words), a difference from the paper: every member's set is tiled
-    to the largest set's size to train as one ensemble, and 36 members x 4^12 words x 32 token ids
-    are about 154 GB on the host (twice that once stacked for the trainer). At 4^10 it is 30 members,
-    about 16 GB on the device and 46 GB at the host's peak. The 10,000 steps of 8 words draw 80,000
-    words, so the largest sets are seen as the paper's are: a fresh word at 92% or more of the
-    draws. Figure 7's positional paths come from the broadest set, 4^10 here, 4^12 in the paper."""
-    config = dict(_recipe(scale), test_share=0.1, seeds=[0], d=at(scale, 16, 32, 1024),
+    here stops at k = 10 (1,048,576 words), a difference from the paper. D_32 is too large to list,
+    so the words are a uniform sample of it (:func:`_split`), and each member holds its own copy
+    of its set as the trainer's int64 ids: at 4^12 the sample (37 million words), its deduplication
+    and three members' copies of the largest set pass the 18 GiB a dry run allows on the host; at
+    4^10 the largest training call (the 4^10 and 4^9 sets, six members: :func:`tile_calls`) holds
+    3.2 GB. The 10,000 steps of 8 words draw 80,000 words, so the largest sets are seen as the
+    paper's are: a fresh word at 92% or more of the draws. Figure 7's positional paths come from
+    the broadest set, 4^10 here, 4^12 in the paper."""
+    config = dict(_recipe(scale), test_share=0.1, seeds=list(range(at(scale, 1, 5, 1))), d=at(scale, 16, 32, 1024),
                   layers=at(scale, 2, 2, 4), heads=at(scale, 2, 2, 4), lrs=LRS[scale])
     sizes = at(scale, [4, "all"], [4, 64, 1024, "all"], [4**k for k in range(1, 11)])
     variants = at(scale, list(VARIANTS[:2]), list(VARIANTS), list(VARIANTS))
     return config, [{"variant": v, "size": n} for v in variants for n in sizes]
 
 
-def _split(config: dict) -> tuple[np.ndarray, np.ndarray]:
-    """App. 5.3.4's random (not by depth) split: a share of D_2N held out for testing."""
+def _split(config: dict, largest: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """App. 5.3.4's random (not by depth) split: a share of D_2N held out for testing. Where D_2N
+    is too large to list, a uniform sample of it, large enough that the training side holds the
+    ``largest`` set the grid asks for (twice over, before duplicates are removed)."""
     N = config["N"]
     if N <= dyck_words.MAX_ENUMERATED:
         words = dyck_words.all_words(N)[np.random.default_rng(0).permutation(dyck_words.catalan(N))]
     else:
-        words = dyck_words.distinct(dyck_words.sample_words(N, 2 * 4**12, seed=0))
+        count = int(np.ceil(2 * (largest or 4**12) / (1 - config["test_share"])))
+        words = dyck_words.distinct(dyck_words.sample_words(N, count, seed=0))
     n_test = int(round(config["test_share"] * len(words)))
     return words[n_test:], words[:n_test]
 
 
+#: host bytes (words and targets, int64) one training call of :func:`run_ablations` may tile its
+#: members' sets into; a group whose sets need more trains as several calls
+TILE_BYTES = 4 * 2**30
+
+
+def tile_calls(sizes: list[int], members_per_set: int, width: int, budget: int = TILE_BYTES) -> list[list[int]]:
+    """The sets (indices into ``sizes``) that train together: largest first, a set joins the call
+    while every member's set, tiled to the call's largest, fits ``budget`` bytes; each call lists
+    its sets in their grid order. One call when everything fits (the default scale); each set
+    alone at worst (its members share the set untiled)."""
+    per_row = 2 * 8 * width  # words and targets, int64
+    calls: list[list[int]] = []
+    for i in sorted(range(len(sizes)), key=lambda j: -sizes[j]):
+        if calls:
+            rows = sizes[calls[-1][0]]  # the call's first set is its largest
+            if (len(calls[-1]) + 1) * members_per_set * rows * per_row <= budget:
+                calls[-1].append(i)
+                continue
+        calls.append([i])
+    return [sorted(c) for c in calls]
+
+
 def run_ablations(config: dict, points: list[dict], *, scale: str, device=None, stop_after=None) -> list[dict]:
-    """One ensemble per variant: each (training-set size, seed, learning rate) is a member."""
+    """One ensemble per variant: each (training-set size, seed, learning rate) is a member; where
+    the members' sets, tiled to the largest, would not fit :data:`TILE_BYTES` (the paper scale),
+    the sets train in several calls (:func:`tile_calls`), each tiled only to its own largest."""
     N, variant = config["N"], points[0]["variant"]
-    train_pool, test_pool = _split(config)
+    train_pool, test_pool = _split(config, max((p["size"] for p in points if p["size"] != "all"), default=None))
     sets = [train_pool if p["size"] == "all" else train_pool[:p["size"]] for p in points]
-    rows = max(len(s) for s in sets)
     model = variant_config(variant, N, config["d"], config["layers"], config["heads"], config["mlp_ratio"])
     E = fixed_embedding(config["d"])
 
@@ -276,25 +304,40 @@ def run_ablations(config: dict, points: list[dict], *, scale: str, device=None, 
             net.set_weights({f"layers.{i}.attn.W_V": eye for i in range(model.n_layers)})
         return net
 
-    members = [(i, s, lr) for i in range(len(points)) for lr in config["lrs"] for s in config["seeds"]]
-    run = _fit(config, factory, [1000 * i + s for i, s, _ in members],
-               [training.tiled(sets[i], rows) for i, _, _ in members], device, stop_after,
-               lr=tuple(lr for _, _, lr in members))
+    per_set = len(config["lrs"]) * len(config["seeds"])
+    members, runs = [], []  # members: (set, seed, lr); runs: (the call's run, its member index)
+    for call in tile_calls([len(s) for s in sets], per_set, 2 * N):
+        mine = [(i, s, lr) for i in call for lr in config["lrs"] for s in config["seeds"]]
+        rows = max(len(sets[i]) for i in call)
+        run = _fit(config, factory, [1000 * i + s for i, s, _ in mine],
+                   [training.tiled(sets[i], rows) for i, _, _ in mine], device, stop_after,
+                   lr=tuple(lr for _, _, lr in mine))
+        members += mine
+        runs += [(run, k) for k in range(len(mine))]
+    calls = list({id(run): run for run, _ in runs}.values())
+    wall_s = sum(run.wall_s for run in calls)
+    final = {id(run): _final_loss(run) for run in calls}
+    losses = [final[id(run)][k] for run, k in runs]
+
+    def model_of(k: int):
+        run, j = runs[k]
+        return run.model(j)
+
     test = training.random_prefixes(test_pool, config["n_test"], seed=1)
-    losses = _final_loss(run)
     out = []
     for i, p in enumerate(points):
         ks = [k for k, (j, _, _) in enumerate(members) if j == i]
         value = {"seed": [members[k][1] for k in ks], "lr": [members[k][2] for k in ks],
-                 "in_acc": [training.completion_accuracy(run.model(k), training.random_prefixes(
+                 "in_acc": [training.completion_accuracy(model_of(k), training.random_prefixes(
                      sets[i], config["n_test"], seed=2), N, seed=4) for k in ks],
-                 "out_acc": [training.completion_accuracy(run.model(k), test, N, seed=3) for k in ks],
+                 "out_acc": [training.completion_accuracy(model_of(k), test, N, seed=3) for k in ks],
                  "distinct_words": len(sets[i]), "final_loss": [losses[k] for k in ks],
-                 "wall_s": run.wall_s if i == 0 else 0.0}
+                 "wall_s": wall_s if i == 0 else 0.0}
         if p["size"] == points[-1]["size"] and model.positions != "none":  # Figure 7: at the chosen rate
             best = training.best_lr(value["lr"], value["final_loss"])
-            chosen = next(k for k in ks if members[k][2] == best)
-            value["positional_paths"] = training.positional_paths(run.model(chosen)).round(4).tolist()
+            chosen = [k for k in ks if members[k][2] == best]  # every seed; the first one is pictured
+            paths = [training.positional_paths(model_of(k)).round(4).tolist() for k in chosen]
+            value["positional_paths"], value["positional_paths_seeds"] = paths[0], paths
         out.append(value)
     return out
 
@@ -342,23 +385,44 @@ def boolean_simplification(scale: str) -> tuple[dict, list[dict]]:
     """Figure 1: a decoder per training depth, tested in and out of sample at depths 3 and 6.
     The paper: 5 clauses, d = 1024, L = h = 8, context 1024, 10^5 steps of 2^14 tokens; here at
     default scale 1 clause, d = 64, L = 2, h = 4, context 224, 800 steps of 16 windows on a CPU
-    (about two minutes a depth; see the chapter)."""
+    (about two minutes a depth; see the chapter). At the paper scale each depth's training set
+    is 2 million equations, the paper's "10^9 length sequences" at depth 6 (1.08 million windows
+    of 1,024 tokens), cut at ``train_rows`` = 2^18 windows (:func:`train_count`), a difference
+    from the paper: 2 million equations of depth 6 are 17.7 GB as the trainer's int64 inputs and
+    targets, which fit neither a 16 GB T4 nor the dry run's host, and the 10^5 steps of 16
+    windows then pass over the deeper sets about six times instead of 1.6."""
     config = dict(k=at(scale, 1, 1, 5), test_depths=at(scale, [1, 2], [3, 6], [3, 6]),
                   n_train=at(scale, 1000, 20_000, 2_000_000), n_test=at(scale, 50, 250, 10_000),
                   n_held_out=at(scale, 8, 128, 128), pool_per_depth=at(scale, 200, 2000, 20_000),
                   d=at(scale, 16, 64, 1024), layers=at(scale, 1, 2, 8), heads=at(scale, 2, 4, 8),
                   mlp_ratio=4, steps=at(scale, 40, 800, 100_000), batch_size=at(scale, 32, 16, 16),
                   lr=at(scale, 3e-3, 1e-3, 6e-4), warmup=at(scale, 5, 50, 2000),
-                  context=at(scale, 64, 224, 1024), seeds=list(range(at(scale, 1, 1, 1))))
+                  context=at(scale, 64, 224, 1024), seeds=list(range(at(scale, 1, 1, 1))),
+                  # only at the paper scale (no smaller set reaches it; the stored configs stay as they were)
+                  **at(scale, {}, {}, {"train_rows": 2**18}))
     depths = at(scale, [1, 2], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])
     config["train_depths"] = depths
     return config, [{"train_depth": q} for q in depths]
 
 
-def _boolean_data(config: dict, build) -> dict:
+PILOT = 2000  # equations drawn to measure windows per equation (:func:`train_count`)
+
+
+def train_count(config: dict, q: int) -> int:
+    """The training equations of depth ``q``: ``n_train``, or fewer where their windows would
+    pass ``config["train_rows"]`` (windows per equation measured on :data:`PILOT` equations of
+    that depth, plus 2% so the cut falls on windows, not equations)."""
+    n = config["n_train"]
+    if "train_rows" not in config:
+        return n
+    pilot = boolean.encode(bx.sample(config["k"], q, PILOT, seed=10_000 + q), config["context"])
+    return min(n, int(np.ceil(1.02 * config["train_rows"] * PILOT / len(pilot))))
+
+
+def _boolean_data(config: dict, build, n_train: int | None = None) -> dict:
     return boolean.make_data(k=config["k"], train_depths=config["train_depths"], test_depths=config["test_depths"],
-                             n_train=config["n_train"], n_test=config["n_test"], n_held_out=config["n_held_out"],
-                             pool_per_depth=config["pool_per_depth"], build=build)
+                             n_train=n_train or config["n_train"], n_test=config["n_test"],
+                             n_held_out=config["n_held_out"], pool_per_depth=config["pool_per_depth"], build=build)
 
 
 def run_boolean_simplification(config: dict, points: list[dict], *, scale: str, device=None,
@@ -367,8 +431,10 @@ def run_boolean_simplification(config: dict, points: list[dict], *, scale: str, 
     from ...train import TrainConfig, train
 
     q = points[0]["train_depth"]
-    data = _boolean_data(config, build=[q])  # this point's training set only
+    data = _boolean_data(config, build=[q], n_train=train_count(config, q))  # this point's training set only
     batch = boolean.encode(data["train"][q], config["context"])
+    if "train_rows" in config:
+        batch = batch[:config["train_rows"]]
     model = gpt_config(len(bx.VOCAB), config["context"], config["d"], config["layers"], config["heads"],
                        mlp_ratio=config["mlp_ratio"])
     recipe = TrainConfig(steps=config["steps"], lr=config["lr"], batch_size=config["batch_size"],
