@@ -458,3 +458,38 @@ def idealized_estimator(templates, labels, params, kernel: str = "transformer", 
     distance = max(np.abs(solve[:, i] - (t == i) / max((t == i).sum(), 1)).sum() for i in range(r))
     error = max(abs(solve[:, i] @ y - labels[i]) for i in range(r))
     return {"distance": float(distance), "error": float(error), "kernel": kernel, "n": n}
+
+
+def binding_bayes_perplexity(n_variables: int, n_values: int, seq_len: int, print_fraction: float = 0.5) -> float:
+    """The least perplexity any model can reach on :class:`~lib.tasks.binding_text.VariableBindingText`
+    (Sec. 6's stand-in corpus): exp of the expected next-token cross-entropy of the generating
+    process itself, per target (``seq_len - 1`` of them), computed exactly by following the
+    number b of bound variables from statement to statement. Given b, a statement's first token
+    is ``print`` with probability f b / V (f the print fraction, V variables), a bound variable
+    with (1 - f) / V each and an unbound one with 1 / V each; after ``print`` the variable is
+    uniform over the b bound ones and its value is known; after an assignment's ``=`` the value is
+    uniform over the values; ``=`` and ``;`` are certain. (The first statement's first token is
+    no target; the first statement is an assignment.) ``tests/test_boixadsera2024_floor.py``
+    checks it against the exact conditional probabilities on sampled text."""
+    owner = "binding_bayes_perplexity"
+    V = validate.integer(owner, "n_variables", n_variables, 1, 1000)
+    values = validate.integer(owner, "n_values", n_values, 1, 1000)
+    seq_len = validate.integer(owner, "seq_len", seq_len, 8, 100_000)
+    if seq_len % 4:
+        validate.fail(owner, "seq_len", "a multiple of 4 (four-token statements)", seq_len)
+    f = validate.real(owner, "print_fraction", print_fraction, minimum=0.0, maximum=1.0)
+
+    def xlogx(p: float) -> float:
+        return p * np.log(p) if p > 0 else 0.0
+
+    total = np.log(values)  # statement 0: '=', its value, ';'
+    bound = np.zeros(V + 1)
+    bound[1] = 1.0
+    for _ in range(1, seq_len // 4):
+        for b in np.flatnonzero(bound):
+            printing = f * b / V
+            first = -xlogx(printing) - b * xlogx((1 - f) / V) - (V - b) * xlogx(1 / V)
+            total += bound[b] * (first + printing * np.log(b) + (1 - printing) * np.log(values))
+        new = bound * np.arange(V, -1, -1) / V  # an assignment to an unbound variable: b -> b + 1
+        bound = bound - new + np.concatenate([[0.0], new[:-1]])
+    return float(np.exp(total / (seq_len - 1)))
