@@ -123,6 +123,27 @@ def compare(a, b, *, level: float = LEVEL, floor: float | None = None, ceiling: 
     return "greater" if a.mean() > b.mean() else "less"
 
 
+def difference_interval(a, b, level: float = LEVEL) -> Interval:
+    """The difference of means ``mean(a) - mean(b)`` of two arms' per-seed values with its
+    Welch interval (``scipy.stats.ttest_ind(equal_var=False).confidence_interval``): what a
+    check reads to say an effect of a given size is ruled out, when :func:`compare` cannot tell
+    the arms apart. Fewer than two seeds in an arm: no interval."""
+    from scipy import stats
+
+    owner = "stats.difference_interval"
+    a, b = _values(owner, "a", a), _values(owner, "b", b)
+    level = _level(owner, level)
+    mean = float(a.mean() - b.mean())
+    if a.size < 2 or b.size < 2:
+        return Interval(mean, -math.inf, math.inf, int(min(a.size, b.size)), level)
+    if a.std() == 0 and b.std() == 0:
+        return Interval(mean, mean, mean, int(min(a.size, b.size)), level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(level)
+    return Interval(mean, float(ci.low), float(ci.high), int(min(a.size, b.size)), level)
+
+
 def trend(xs, values, *, level: float = LEVEL) -> Trend:
     """The monotone trend of per-seed values against ``xs`` (``values[i]``: the seeds' values at
     ``xs[i]``, a list per x): Kendall's tau (``scipy.stats.kendalltau``) over every (x, value) pair,

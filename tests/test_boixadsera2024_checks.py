@@ -123,7 +123,8 @@ def hyperparameters_and_pretraining_checks() -> list:
     found = [checks.figure_8(hres), checks.figures_9_and_10(hres), checks.figure_11(hres), checks.figure_12(hres),
              checks.figure_13(hres), checks.figure_15(hres, ires),
              checks.figure_18(kres, rres), checks.figure_19(kres, rres), checks.figure_20(kres, rres),
-             checks.figure_6(pres), checks.figure_7bc(pres), checks.figure_7a(pres), checks.figure_23(pres)]
+             checks.figure_6(stored("ppl_headroom")), checks.figure_7bc(pres), checks.figure_7a(pres),
+             checks.figure_23(pres)]
     if SLOW:
         shape, seeds = dict(d_model=128, n_heads=16, d_head=64, d_mlp=256), range(3)
         ll = analysis.last_layer_table([256, 1024, 4096, 16384], (1.0, 8.0, 64.0), seeds, **shape)
@@ -148,7 +149,8 @@ def test_pretrained_substitute_is_a_computed_difference():
     """The pretraining claims substitute a model trained here for GPT-2: that is a difference
     computed from the stored config, never a typed string."""
     pres = stored("pretraining")
-    for check in (checks.figure_6(pres), checks.figure_7a(pres), checks.figure_7bc(pres), checks.figure_23(pres)):
+    for check in (checks.figure_6(pres), checks.figure_6(stored("ppl_headroom")), checks.figure_7a(pres),
+                  checks.figure_7bc(pres), checks.figure_23(pres)):
         fields = {d.field for d in check.differences}
         assert fields & {"model", "model fine-tuned", "models fine-tuned"}, check.ref
         assert any("VariableBindingText" in str(d.ours) for d in check.differences), check.ref

@@ -100,3 +100,18 @@ def test_interval_contains_the_mean_and_widens_with_the_level(values, level):
 def test_bad_input_is_named(call):
     with pytest.raises(ValueError, match=r"stats\.\w+: \w+"):
         call()
+
+
+def test_difference_interval_is_welchs():
+    """Against Welch's interval written out: the t quantile at the Welch-Satterthwaite degrees of freedom."""
+    from scipy import stats as sp
+
+    a, b = np.array([4.13, 4.15, 4.13, 4.15, 4.15]), np.array([4.12, 4.14, 4.14, 4.13, 4.14])
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    df = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
+    half = sp.t.ppf(0.975, df) * np.sqrt(va + vb)
+    interval = stats.difference_interval(a, b)
+    assert np.isclose(interval.mean, a.mean() - b.mean())
+    assert np.isclose(interval.low, interval.mean - half) and np.isclose(interval.high, interval.mean + half)
+    assert not stats.difference_interval([1.0], [2.0, 3.0]).defined
+    assert stats.difference_interval([1.0, 1.0], [0.5, 0.5]).low == 0.5

@@ -237,21 +237,36 @@ print(pres.label())
 # %% tags=["hide-input"]
 base = cv.pretrained(pres)["base", "+KQ,VO"]
 assert np.mean(base["mean_abs_b"]) > 0 and np.mean(base["val_ppl"]) < 1.05 * np.mean(cv.pretrained(pres)["base", "vanilla"]["val_ppl"])
-figure6 = checks.figure_6(pres)
 floor = analysis.binding_bayes_perplexity(**pres.config["corpus"])
-print(f"the corpus's own perplexity (no model goes below it): {floor:.4f}")
+at_floor = checks.figure_6(pres)  # read, not recorded: Figure 6 is judged on the corpus below
+print(f"this corpus's own perplexity (no model goes below it): {floor:.4f}; Figure 6 here: {at_floor.verdict}")
 if pres.scale == "default":
-    assert figure6.verdict == "inconclusive"  # both models at the corpus's floor: see below
+    assert at_floor.verdict == "inconclusive"  # both models at the corpus's floor: see below
+
+# %% [markdown]
+# **Figure 6 at a floor, and with room above it.** A corpus has a least perplexity, that of the
+# process that writes it (`analysis.binding_bayes_perplexity`, computed exactly from the
+# statements' probabilities and checked against them on sampled text). Both base models above
+# end within 1.5% of it, nearer than the smaller of the paper's two gains (2.6%, Wikitext-103),
+# so on this corpus a gain like the paper's could not show, and neither could its absence.
+# The sweep `ppl_headroom` asks Figure 6's question again on a harder corpus (16 variables,
+# 16 values, texts of 64 tokens), at the same budget and with five seeds per model.
+
+# %%
+hres = sweeps.result("ppl_headroom")
+display(figures.perplexity_table(hres))
+figure6 = checks.figure_6(hres)  # Welch's test, and the interval of the gain against the paper's 2.6%
+if hres.scale == "default":
+    assert figure6.verdict == "not reproduced"  # no gain, measured tightly enough to rule out the paper's
 record(figure6)
 
 # %% [markdown]
-# **Figure 6 at a floor.** The corpus has a least perplexity, that of the process that writes it
-# (printed above: computed exactly from the statements' probabilities, and checked against them
-# on sampled text). Both our base models end within 1.5% of it, with and without the scalings.
-# That is nearer than the smaller of the paper's two gains (2.6%, Wikitext-103), so a gain the
-# size of the paper's could not show here, and neither could its absence: the verdict is
-# *inconclusive*, not a finding. A corpus that leaves such small models room above its floor is
-# still to be built.
+# Here the models stay about 12% above the floor and find the last binding about a quarter of
+# the time, so there is room for the scalings to help. They do not, measurably: the scaled
+# models' perplexity is lower by 0.009 on average, a gain whose 95% interval (over five seeds
+# each) runs from -0.006 to 0.024, while the paper's smaller gain would be 0.106 here. At this
+# size and budget the scalings leave perplexity where it is; the verdict is *not reproduced*.
+# GPT-2 on Wikitext is another model on another text, and we cannot run it offline.
 
 # %% [markdown]
 # (sy-diagonals)=
