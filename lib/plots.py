@@ -120,9 +120,7 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
                       if band == "ci95" else (arr.min(0), arr.max(0)))
             if logy:
                 lo = np.maximum(lo, mean * 1e-3)  # a band below zero has no log
-            lo = lo if lo_bound is None else np.maximum(lo, lo_bound)
-            hi = hi if hi_bound is None else np.minimum(hi, hi_bound)
-            ax.fill_between(x, lo, hi, color=color, alpha=0.2, linewidth=0)
+            _band(ax, x, lo, hi, color, (lo_bound, hi_bound), alpha=0.2)
     if chance is not None:
         ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
     if logy:
@@ -161,11 +159,15 @@ def mean_and_interval(ax, x, per_seed, fmt: str = "o-", *, label: str | None = N
     seeds = f"{arr.shape[0]} seed" + "s" * (arr.shape[0] != 1)
     line, = ax.plot(x, arr.mean(0), fmt, label=f"{label} ({seeds})" if label else None, **kwargs)
     if arr.shape[0] > 1:
-        lo, hi = seed_interval(arr)
-        lo, hi = np.maximum(lo, bounds[0]) if bounds[0] is not None else lo, \
-            np.minimum(hi, bounds[1]) if bounds[1] is not None else hi
-        ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.18, linewidth=0)
+        _band(ax, x, *seed_interval(arr), line.get_color(), bounds, alpha=0.18)
     return line
+
+
+def _band(ax, x, lo, hi, color, bounds, *, alpha: float) -> None:
+    """A band from ``lo`` to ``hi``, clipped to ``bounds`` ``(low, high)`` (either may be None)."""
+    lo = lo if bounds[0] is None else np.maximum(lo, bounds[0])
+    hi = hi if bounds[1] is None else np.minimum(hi, bounds[1])
+    ax.fill_between(x, lo, hi, color=color, alpha=alpha, linewidth=0)
 
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
