@@ -10,6 +10,9 @@
     plain loop of one of its models (H = 4).
 ``python -m lib.bench sweep [--paper]``
     One T-group of Mahdavi et al.'s Fig. 2a as one masked ensemble vs one ensemble per point.
+``python -m lib.bench anatomy [--members K] [--steps S]``
+    Where the trainer's step goes (profiled): the share of kernel time in matrix products and the
+    rate those products reach at the model's own shapes, the ceiling for a trainer of that model.
 ``python -m lib.bench paper-cost [--only NAME ...] [--probe S]``
     For every paper-scale sweep of the book, the first and the last group of its grid run for
     S and 2 S steps on this device; their difference gives the time per step, which with the
@@ -121,6 +124,37 @@ def bench_flops(batch_size: int = 64) -> int:
     return int(counter.get_total_flops())
 
 
+#: the kernels that carry a step's matrix products (what ``torch.utils.flop_counter`` counts)
+PRODUCT_KERNELS = ("aten::bmm", "aten::mm", "aten::addmm", "aten::baddbmm")
+
+
+def step_anatomy(members: int = 16, steps: int = 40, device=None, batch_size: int = 64) -> dict:
+    """Where the trainer's time goes on the bench model with ``members`` members: one profiled run
+    of ``steps`` steps (``torch.profiler``, CPU time of each kernel itself), split into the matrix
+    products (:data:`PRODUCT_KERNELS`) and everything else. ``product_gflop_s`` is the rate of the
+    model's own products at its own shapes (``bench_flops`` per member-step over their time): the
+    ceiling a trainer of these shapes could reach with no other cost, to set beside the
+    ``size``^3 product of :func:`matmul_rate`."""
+    from torch.profiler import ProfilerActivity, profile
+
+    device = pick_device(device)
+    task, model = bench_model()
+    seeds = list(range(members))
+    config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
+    train(model, seeds, TrainConfig(steps=3, batch_size=batch_size), task, device=device, progress=False)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        wall = _timed(device, lambda: train(model, seeds, config, task, device=device, progress=False))
+    by_kernel = {e.key: e.self_cpu_time_total / 1e6 for e in prof.key_averages()}
+    total = sum(by_kernel.values())
+    products = sum(by_kernel.get(k, 0.0) for k in PRODUCT_KERNELS)
+    others = sorted(((t, k) for k, t in by_kernel.items() if k not in PRODUCT_KERNELS), reverse=True)[:5]
+    flops = bench_flops(batch_size) * members * steps
+    return {"members": members, "steps": steps, "wall_s": wall, "kernel_s": total, "product_s": products,
+            "product_share": products / total if total else float("nan"),
+            "product_gflop_s": flops / products / 1e9 if products else float("nan"),
+            "largest_other_kernels_s": {k: t for t, k in others}}
+
+
 def suite(device=None, steps: int = 100, members=(1, 16, 64, 256), memorization_steps: int = 2000,
           paper_group_steps: int = 200, compile_plain: bool = True, batch_size: int = 64, log=print) -> dict:
     """Every speed number of the trainer on one device, side by side in one run: the bench model
@@ -168,6 +202,12 @@ def suite(device=None, steps: int = 100, members=(1, 16, 64, 256), memorization_
             f"({rates[f'trainer_{k}'] * flops / (peak * 1e9):.1%} of the matmul rate)")
     out["model_steps_per_s"] = rates
     out["fraction_of_peak"] = {key: rate * flops / (peak * 1e9) for key, rate in rates.items()}
+    anatomy = step_anatomy(16, max(10, steps // 2), device, batch_size)
+    out["step_anatomy_16"] = anatomy
+    log(f"  trainer, K = 16, profiled: {anatomy['product_share']:.0%} of kernel time in matrix products, which run "
+        f"at {anatomy['product_gflop_s']:.0f} GFLOP/s at the model's shapes ({anatomy['product_gflop_s'] / peak:.0%} "
+        "of the matmul rate); largest other kernels: "
+        + ", ".join(f"{k} {t:.2f} s" for k, t in anatomy["largest_other_kernels_s"].items()))
 
     group_config, points = memorization_group()
     X.train_group(dict(group_config, steps=3), points, device=device, progress=False)
@@ -432,7 +472,8 @@ def save(record: dict, device, *, device_label: str | None = None, torch_version
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite", "from-log"])
+    parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite", "from-log",
+                                          "anatomy"])
     parser.add_argument("--log", default=None, help="from-log: a tests/gpu/run.sh log whose saved files were lost")
     parser.add_argument("--commit", default=None, help="from-log: the commit the logged run ran at")
     parser.add_argument("--only", nargs="*", default=None, help="paper-cost: only these sweeps (keys or names)")
@@ -485,6 +526,18 @@ def main(argv=None) -> int:
         print(json.dumps(r, indent=1))
         if args.save:
             print(f"saved to {save(r, device)}")
+        return 0
+    if args.which == "anatomy":
+        peak = matmul_rate(device)
+        r = step_anatomy(args.members, args.steps, device)
+        print(f"device: {device_name(device)}  (torch threads: {torch.get_num_threads()})")
+        print(f"float32 matmul: {peak:.0f} GFLOP/s; trainer, K = {r['members']}, {r['steps']} steps: "
+              f"{r['product_share']:.0%} of kernel time in matrix products, at {r['product_gflop_s']:.0f} GFLOP/s "
+              f"({r['product_gflop_s'] / peak:.0%} of the matmul rate)")
+        for k, t in r["largest_other_kernels_s"].items():
+            print(f"  {k:40s} {t:8.3f} s")
+        if args.save:
+            print(f"saved to {save(dict(r, what='anatomy', matmul_gflop_s=peak), device)}")
         return 0
     if args.which == "ensemble":
         r = ensemble_benchmark(args.members, args.steps, device)

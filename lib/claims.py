@@ -230,6 +230,18 @@ def check(*, paper: str, ref: str, label: str, statement: str, paper_value, ours
                  function=function, inconclusive=inconclusive)
 
 
+def outcome(full: bool | None, part: bool | None = False) -> dict:
+    """The ``passed``, ``partly`` and ``inconclusive`` of :func:`check` from two three-valued
+    conditions (:func:`lib.stats.all_hold`): the claim in full and its partial form. True passes
+    (or is partly shown); a partial form the data cannot decide, with the full claim not shown,
+    is inconclusive; anything decided against fails."""
+    for name, value in (("full", full), ("part", part)):
+        if value not in (True, False, None):
+            validate.fail("claims.outcome", name, "True, False or None (undecided)", value)
+    return {"passed": full is True, "partly": part is True,
+            "inconclusive": full is not True and (part is None or (full is None and part is False))}
+
+
 def verdict(passed: bool, partly: bool = False, substituted: bool = False, inconclusive: bool = False) -> str:
     """The verdict that a check's outcome implies (see the module docstring)."""
     passed = validate.boolean("claims.verdict", "passed", passed)

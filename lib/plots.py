@@ -185,16 +185,17 @@ def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None,
 
 def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlabel: str = "", ylabel: str = "",
           title: str | None = None, logy: bool = False, chance: float | None = None, bounds="auto",
-          legend: str | None = "outside"):
-    """Mean over seeds with a +-1 sd band against a swept variable, one line per group.
+          legend: str | None = "outside", band: str = "sd"):
+    """Mean over seeds with a band (``band``, as in :func:`curves`: +-1 sd by default, ``"ci95"``
+    where the claim is decided over seeds) against a swept variable, one line per group.
 
     ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)`` (as
     :func:`lib.papers.mahdavi2024.sweeps.series` returns it).
     """
     ax = ax or plt.subplots()[1]
     values = {label: np.asarray(arr, dtype=float).reshape(len(x), -1).T for label, arr in values.items()}
-    _mean_with_band(ax, x, values, marker="o", logy=logy, xlabel=xlabel, ylabel=ylabel, title=title, chance=chance,
-                    bounds=bounds, legend=legend)
+    _mean_with_band(ax, x, values, band=band, marker="o", logy=logy, xlabel=xlabel, ylabel=ylabel, title=title,
+                    chance=chance, bounds=bounds, legend=legend)
     ax.set_xticks(list(x))
     return ax
 

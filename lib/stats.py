@@ -60,19 +60,65 @@ def _level(owner: str, level) -> float:
     return validate.real(owner, "level", level, above=0.0, below=1.0)
 
 
-def mean_interval(values, level: float = LEVEL) -> Interval:
+def mean_interval(values, level: float = LEVEL, bounds: tuple[float, float] | None = None) -> Interval:
     """The mean of per-seed ``values`` with its Student-t interval (``scipy.stats.t``); a single
     value, or values that are all equal, give an interval of zero width only if there are at
-    least two (one value: no interval, ``low = -inf``, ``high = inf``)."""
+    least two (one value: no interval, ``low = -inf``, ``high = inf``). ``bounds``: the range the
+    quantity cannot leave (``(0, 1)`` for an accuracy); the interval is clipped to it."""
     from scipy import stats
 
     a = _values("stats.mean_interval", "values", values)
     level = _level("stats.mean_interval", level)
+    if bounds is not None:
+        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+            validate.fail("stats.mean_interval", "bounds", "a pair (low, high)", bounds)
+        low_bound, high_bound = (validate.real("stats.mean_interval", "bounds", b) for b in bounds)
+        if not low_bound < high_bound:
+            validate.fail("stats.mean_interval", "bounds", "(low, high) with low < high", bounds)
     mean = float(a.mean())
     if a.size < 2:
         return Interval(mean, -math.inf, math.inf, 1, level)
     half = float(stats.t.ppf(0.5 + level / 2, a.size - 1) * a.std(ddof=1) / math.sqrt(a.size))
-    return Interval(mean, mean - half, mean + half, int(a.size), level)
+    low, high = mean - half, mean + half
+    if bounds is not None:
+        low, high = max(low, low_bound), min(high, high_bound)
+    return Interval(mean, low, high, int(a.size), level)
+
+
+def versus(values, bound: float, *, level: float = LEVEL) -> Decision:
+    """Whether the seeds' mean is above (``"greater"``) or below (``"less"``) a fixed ``bound``
+    (a threshold a claim states, e.g. "near-perfect": 0.9): decided when the mean's 95% interval
+    (:func:`mean_interval`) lies wholly on one side; ``"inconclusive"`` when it contains the bound
+    or there are fewer than two seeds."""
+    bound = validate.real("stats.versus", "bound", bound)
+    interval = mean_interval(values, level)
+    if not interval.defined:
+        return "inconclusive"
+    return "greater" if interval.low > bound else "less" if interval.high < bound else "inconclusive"
+
+
+def family_level(tests: int, level: float = LEVEL) -> float:
+    """The level of each of a check's ``tests`` so that, together, they err at most ``1 - level``
+    of the time (Bonferroni): a check that asks a dozen questions of pure noise would otherwise
+    find a "decided" answer to one of them about half the time."""
+    tests = validate.integer("stats.family_level", "tests", tests, minimum=1)
+    return 1 - (1 - _level("stats.family_level", level)) / tests
+
+
+def holds(decision: str, expected: str) -> bool | None:
+    """A decision read as a three-valued truth: True when it is ``expected``, None when it is
+    ``"inconclusive"``, False when the data decided otherwise."""
+    validate.choice("stats.holds", "expected", expected, ("greater", "less", "increasing", "decreasing"))
+    return None if decision == "inconclusive" else decision == expected
+
+
+def all_hold(*truths: bool | None) -> bool | None:
+    """Three-valued "and" of decided conditions: False when any is False, else None when any is
+    undecided, else True. A check's verdict reads it: True passes, False fails, None is
+    inconclusive."""
+    if any(t is False for t in truths):
+        return False
+    return None if any(t is None for t in truths) else True
 
 
 def proportion_interval(successes: int, trials: int, level: float = LEVEL) -> Interval:
@@ -249,6 +295,7 @@ def separated(a: Interval, b: Interval) -> Decision:
     return "inconclusive"
 
 
-def describe(values: Sequence[float], level: float = LEVEL) -> str:
-    """``"0.84 [0.80, 0.88] (n = 5)"``: a per-seed list as its mean and interval, for claim text."""
-    return str(mean_interval(values, level))
+def describe(values: Sequence[float], level: float = LEVEL, bounds: tuple[float, float] | None = None) -> str:
+    """``"0.84 [0.80, 0.88] (n = 5)"``: a per-seed list as its mean and interval (clipped to
+    ``bounds``, see :func:`mean_interval`), for claim text."""
+    return str(mean_interval(values, level, bounds))

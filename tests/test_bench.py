@@ -67,3 +67,9 @@ def test_time_limit_raises_its_message_after_its_seconds_and_never_without_them(
             time.sleep(2)
     with time_limit(None):
         time.sleep(0.01)
+
+
+def test_step_anatomy_splits_the_step_into_products_and_the_rest():
+    r = bench.step_anatomy(members=2, steps=3)
+    assert 0.0 < r["product_share"] < 1.0 and r["product_s"] <= r["kernel_s"]
+    assert r["product_gflop_s"] > 0 and "aten::bmm" not in r["largest_other_kernels_s"]

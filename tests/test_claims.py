@@ -201,3 +201,14 @@ def test_covers_reads_appendix_numbers_and_observations():
     assert claims.covers("Observation 1.2") == {"Observation 1.2"}
     assert claims.covers("Lemmas 4.5-4.7") == {"Lemma 4.5", "Lemma 4.6", "Lemma 4.7"}
     assert claims.covers("Sec. 6.1") == set()
+
+
+def test_outcome_reads_three_valued_conditions():
+    assert claims.outcome(True, True) == {"passed": True, "partly": True, "inconclusive": False}
+    assert claims.outcome(None, True) == {"passed": False, "partly": True, "inconclusive": False}
+    assert claims.outcome(None, None)["inconclusive"] and claims.outcome(None)["inconclusive"]
+    assert claims.outcome(False, None)["inconclusive"]  # the partial form undecided: nothing shown either way
+    assert claims.outcome(False, False) == {"passed": False, "partly": False, "inconclusive": False}
+    assert claims.verdict(**claims.outcome(None)) == "inconclusive"
+    with pytest.raises(ValueError, match="claims.outcome: full"):
+        claims.outcome("yes")

@@ -115,3 +115,34 @@ def test_difference_interval_is_welchs():
     assert np.isclose(interval.low, interval.mean - half) and np.isclose(interval.high, interval.mean + half)
     assert not stats.difference_interval([1.0], [2.0, 3.0]).defined
     assert stats.difference_interval([1.0, 1.0], [0.5, 0.5]).low == 0.5
+
+
+def test_versus_decides_against_a_stated_bound_by_the_interval():
+    assert stats.versus([1.0, 1.0, 0.99, 1.0, 1.0], 0.9) == "greater"
+    assert stats.versus([0.2, 0.25, 0.3, 0.22, 0.27], 0.6) == "less"
+    assert stats.versus([0.5, 1.0, 0.7, 0.95, 0.6], 0.9) == "inconclusive"  # the interval holds 0.9
+    assert stats.versus([1.0], 0.5) == "inconclusive"  # one seed: no interval
+    assert stats.versus([0.9, 0.9], 0.9) == "inconclusive"  # exactly at the bound
+
+
+def test_three_valued_reading_of_decisions():
+    assert stats.holds("greater", "greater") is True and stats.holds("less", "greater") is False
+    assert stats.holds("inconclusive", "decreasing") is None
+    assert stats.all_hold(True, True) is True and stats.all_hold(True, None) is None
+    assert stats.all_hold(None, False, True) is False and stats.all_hold() is True
+
+
+def test_bounded_interval_is_clipped_to_the_range():
+    wide = stats.mean_interval([0.2, 1.0], bounds=(0.0, 1.0))
+    assert wide.low == 0.0 and wide.high == 1.0 and wide.mean == 0.6
+    assert stats.describe([0.2, 1.0], bounds=(0, 1)) == "0.6 [0, 1] (n = 2)"
+    assert stats.mean_interval([0.4, 0.5, 0.6]) == stats.mean_interval([0.4, 0.5, 0.6], bounds=(0, 1))
+    for bad in ((1, 0), (0,), "01"):
+        with pytest.raises(ValueError, match=r"stats\.mean_interval: bounds"):
+            stats.mean_interval([0.5, 0.6], bounds=bad)
+
+
+def test_family_level_is_bonferroni():
+    assert stats.family_level(1) == pytest.approx(0.95) and stats.family_level(10) == pytest.approx(0.995)
+    with pytest.raises(ValueError, match=r"stats\.family_level: tests"):
+        stats.family_level(0)

@@ -103,7 +103,8 @@ for init in ("paper", "random"):
 
 # %% tags=["hide-input"]
 fig2_checks = [checks.figure_2a(fig2), checks.figure_2b(fig2), checks.figure_2c(fig2), checks.figure_2d(fig2)]
-assert all(c.passed for c in fig2_checks), [c.ref for c in fig2_checks if not c.passed]
+# decided over seeds (lib.stats): a smoke run's two seeds may leave a claim undecided, never against it
+assert not any(c.verdict == "not reproduced" for c in fig2_checks), [c.ref for c in fig2_checks]
 
 # %% tags=["hide-input"]
 fig2_rows = []
@@ -179,8 +180,9 @@ paper_size_checks = [checks.training.figure_2b_paper_sizes(fig2p)]
 if fig2p.scale != "smoke":  # the smoke run trains in-context QA only
     paper_size_checks = [checks.training.figure_2a_paper_sizes(fig2p),
                          checks.training.figure_2c_paper_sizes(fig2p)] + paper_size_checks
-assert all(c.passed for c in paper_size_checks), [c.ref for c in paper_size_checks if not c.passed]
+assert not any(c.verdict == "not reproduced" for c in paper_size_checks), [c.ref for c in paper_size_checks]
 for paper_size_check in paper_size_checks:
+    assert paper_size_check.verdict == "substituted" or scale.current() != "default", paper_size_check.ref
     record(paper_size_check)
 
 # %% [markdown]

@@ -533,6 +533,25 @@ def best_table(result) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def best_seeds(stored: dict) -> tuple[float, list[float]]:
+    """A stored point's best learning rate (by the mean over seeds, :func:`.sweeps.summary`) and
+    the per-seed final accuracies at that rate: what every trained check decides over."""
+    best = summary(stored)["best_lr"]
+    return best, [float(a[-1]) for a, lr in zip(stored["acc"], stored["lr"]) if lr == best]
+
+
+def seed_table(result) -> pd.DataFrame:
+    """Each (model, length) point of an index-lookup or Dyck sweep at its best learning rate, with
+    the per-seed final accuracies there (Figures 2a-c, decided over seeds)."""
+    validate.instance("seed_table", "result", result, Result)
+    rows = []
+    for p in result.points:
+        best, finals = best_seeds(p["result"])
+        rows.append({"model": p["point"]["arch"], "N": p["point"]["length"], "best lr": best,
+                     "mean": float(np.mean(finals)), "per seed": finals})
+    return pd.DataFrame(rows)
+
+
 def equality_table(eq) -> pd.DataFrame:
     """Figure 4's runs: each variant, model and length at its best learning rate."""
     validate.instance("equality_table", "eq", eq, Result)
@@ -550,8 +569,7 @@ def equality_seed_table(eq) -> pd.DataFrame:
     validate.instance("equality_seed_table", "eq", eq, Result)
     rows = []
     for p in eq.points:
-        r, best = p["result"], summary(p["result"])["best_lr"]
-        finals = [float(a[-1]) for a, lr in zip(r["acc"], r["lr"]) if lr == best]
+        best, finals = best_seeds(p["result"])
         rows.append({"variant": p["point"]["variant"], "model": p["point"]["arch"], "N": p["point"]["length"],
                      "best lr": best, "per seed": finals})
     return pd.DataFrame(rows)
@@ -563,8 +581,7 @@ def width_table(result) -> pd.DataFrame:
     validate.instance("width_table", "result", result, Result)
     rows = []
     for p in result.points:
-        r, best = p["result"], summary(p["result"])["best_lr"]
-        finals = [float(a[-1]) for a, lr in zip(r["acc"], r["lr"]) if lr == best]
+        best, finals = best_seeds(p["result"])
         kind, sizes = p["point"]["arch"].split("-", 1)
         layers, width = (int(v) for v in sizes.strip("()").split(","))
         rows.append({"model": p["point"]["arch"], "kind": kind, "layers": layers, "width": width,

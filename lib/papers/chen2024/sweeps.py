@@ -42,6 +42,11 @@ def _seeds(scale: str) -> list[int]:
     return list(range(_scale.pick(smoke=2, default=3, paper=5, scale=scale)))
 
 
+def _figure2_seeds(scale: str) -> list[int]:
+    """Figure 2's seeds: five at the default scale too, where its checks decide over seeds."""
+    return list(range(_scale.pick(smoke=2, default=5, paper=5, scale=scale)))
+
+
 def recipes_config(scale: str) -> dict:
     """What fixes every curves sweep at ``scale``: seeds, and each task's recipe and instance."""
     return {"seeds": _seeds(scale), "recipes": {t: recipe(t, scale).train.to_dict() for t in TASKS},
@@ -65,7 +70,7 @@ def figure2(scale: str) -> tuple[dict, list[dict]]:
     grid = [{"task": t, "init": "paper", "archs": archs[t]} for t in TASKS]
     three = ("reasoning", "generalization", "contextual")
     grid += [{"task": t, "init": "random", "archs": archs[t]} for t in at(scale, ("reasoning",), three, three)]
-    return recipes_config(scale), grid
+    return dict(recipes_config(scale), seeds=_figure2_seeds(scale)), grid
 
 
 def heads(scale: str) -> tuple[dict, list[dict]]:
@@ -179,7 +184,7 @@ def figure2_paper_sizes(scale: str | None = None) -> tuple[dict, list[dict]]:
         grid += [{"task": t, "init": "random", "archs": deep} for t in ("reasoning", "generalization")]
     grid = [dict(g, task_args=PAPER_SIZES[g["task"]]) for g in grid]
     recipes = {t: recipe(t, scale, **sizes) for t, sizes in PAPER_SIZES.items()}
-    config = {"seeds": _seeds(scale), "recipes": {t: r.train.to_dict() for t, r in recipes.items()},
+    config = {"seeds": _figure2_seeds(scale), "recipes": {t: r.train.to_dict() for t, r in recipes.items()},
               "tasks": {t: repr(r.task) for t, r in recipes.items()},
               "init_std": {t: r.init_std for t, r in recipes.items()}}
     return config, grid

@@ -234,11 +234,9 @@ def _trained(s, result, config: dict, statement: str, paper_value: str, ours: st
 
 def _below(values, bound: float) -> bool | None:
     """Whether the seeds' mean is below ``bound``: True when its 95% interval lies below it, False
-    when it lies above, None (undecided) otherwise or with fewer than two seeds."""
-    interval = stats.mean_interval(values)
-    if not interval.defined:
-        return None
-    return True if interval.high < bound else False if interval.low > bound else None
+    when it lies above, None (undecided) otherwise or with fewer than two seeds
+    (:func:`lib.stats.versus`)."""
+    return stats.holds(stats.versus(values, bound), "less")
 
 
 def _seeds(frame, **where) -> list[float]:
