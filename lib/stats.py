@@ -112,6 +112,28 @@ def holds(decision: str, expected: str) -> bool | None:
     return None if decision == "inconclusive" else decision == expected
 
 
+def any_holds(*truths: bool | None) -> bool | None:
+    """Three-valued "or": True when any is True, else None when any is undecided, else False."""
+    if any(t is True for t in truths):
+        return True
+    return None if any(t is None for t in truths) else False
+
+
+def within(a, b, margin: float, *, level: float = LEVEL) -> bool | None:
+    """Whether two arms' means differ by less than ``margin`` (an equivalence test: the Welch
+    interval of the difference, :func:`difference_interval`, inside ``(-margin, margin)``): True
+    when it is, False when the interval lies wholly beyond the margin on one side, None otherwise.
+    "No significant difference" read this way needs evidence of a small difference, not merely a
+    test that fails to reject."""
+    margin = validate.real("stats.within", "margin", margin, above=0.0)
+    d = difference_interval(a, b, level)
+    if not d.defined:
+        return None
+    if -margin < d.low and d.high < margin:
+        return True
+    return False if d.low >= margin or d.high <= -margin else None
+
+
 def all_hold(*truths: bool | None) -> bool | None:
     """Three-valued "and" of decided conditions: False when any is False, else None when any is
     undecided, else True. A check's verdict reads it: True passes, False fails, None is

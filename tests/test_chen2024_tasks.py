@@ -110,15 +110,6 @@ def test_figure7_paper_sizes_is_figure7_l5_on_sec_9_1_instance():
     assert {a: v for a, v in l5["task_args"].items() if v != point["task_args"][a]} == {"n_words": 10, "n_answers": 10}
 
 
-def test_learned_verdict_needs_most_seeds_solved_and_gives_partly_for_one():
-    import numpy as np
-    from lib.papers.chen2024.figures import learned_verdict
-
-    assert learned_verdict(np.array([[0.2, 1.0], [0.2, 0.97], [0.3, 0.25]])) == {"passed": True, "partly": True}
-    assert learned_verdict(np.array([[0.2, 1.0], [0.2, 0.25], [0.3, 0.25]])) == {"passed": False, "partly": True}
-    assert learned_verdict(np.array([[0.2, 0.39], [0.2, 0.24], [0.3, 0.51]])) == {"passed": False, "partly": False}
-
-
 def test_the_run_functions_train_the_stored_recipes():
     """The curves and limits sweeps train the recipe their stored config holds (issue 30: the scale
     travels in the config): for every sweep, scale and grid point it is :func:`recipe`'s today, a

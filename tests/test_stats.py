@@ -146,3 +146,15 @@ def test_family_level_is_bonferroni():
     assert stats.family_level(1) == pytest.approx(0.95) and stats.family_level(10) == pytest.approx(0.995)
     with pytest.raises(ValueError, match=r"stats\.family_level: tests"):
         stats.family_level(0)
+
+
+def test_any_holds_and_within():
+    assert stats.any_holds(False, True) is True and stats.any_holds(False, None) is None
+    assert stats.any_holds(False, False) is False and stats.any_holds() is False
+    same = [0.80, 0.81, 0.79, 0.80, 0.80]
+    assert stats.within(same, [0.81, 0.80, 0.80, 0.82, 0.81], 0.05) is True
+    assert stats.within(same, [0.60, 0.61, 0.59, 0.60, 0.62], 0.05) is False  # 0.2 apart, decidedly
+    assert stats.within(same, [0.2, 0.9, 0.5, 1.0, 0.6], 0.05) is None  # too noisy to tell
+    assert stats.within([0.8], same, 0.05) is None
+    with pytest.raises(ValueError, match=r"stats\.within: margin"):
+        stats.within(same, same, 0.0)

@@ -120,9 +120,18 @@ for task in TITLES:
 plots.table(pd.DataFrame(fig2_rows).set_index(["task", "model"]))
 
 # %% tags=["hide-input"]
+if fig2.scale == "default":  # the verdicts the stored default run (five seeds) bears
+    assert [c.verdict for c in fig2_checks] == ["substituted"] * 3 + ["inconclusive"], [c.verdict for c in fig2_checks]
 for fig2_check in fig2_checks:
-    assert fig2_check.verdict == "substituted" or scale.current() != "default", (fig2_check.ref, fig2_check.verdict)  # at default
     record(fig2_check)
+
+# %% [markdown]
+# Each claim is decided over the five seeds: a threshold by the interval of the seeds' mean, each
+# of a claim's tests at the Bonferroni level of its tests (`lib.stats`). Figures 2a-c hold in every
+# seed. Figure 2d does not decide: three seeds of the 3-layer model solve in-context template
+# matching and two stay at 0.49 with the 2-layer models, so the interval of its mean, 0.80
+# [0.45, 1], holds 0.95. At three seeds (the first three, all solved) this claim read
+# "substituted"; two more seeds undid it, which is the point of reading a trained claim over seeds.
 
 # %% [markdown]
 # **What the initialisation changes.** With the paper's initialisation the thresholds appear

@@ -147,7 +147,20 @@ print(f"mean |a_h| learned under +KQ: {a_learned:.3f} (from 0; Adam moves a scal
 assert all(loss[t, "vanilla"][0].mean() > 0.8 for t in ("program (Fig. 1)", "αβα vs αββ"))  # vanilla: not from the fewest samples
 
 # %% tags=["hide-input"]
-record(checks.figures_1_and_21(res))
+fig1_check = checks.figures_1_and_21(res)
+if res.scale == "default":  # no seed of either arm reaches test loss 0.1 by n = 512: nothing to compare
+    assert fig1_check.verdict == "inconclusive", fig1_check.verdict
+record(fig1_check)
+
+# %% [markdown]
+# The check reads the claim as the paper states it, in samples needed: the n at which each seed's
+# test loss falls to 0.1 (interpolated in log n), compared over seeds, with +KQ needing about ten
+# times fewer (`lib.stats.samples_to_reach`). It does not read the loss at our largest n, which
+# would tie the verdict to our grid: at the paper's grid a model that needs 64 samples and one that
+# needs 2,048 would both sit at 0 at the largest n. Within $n \le 512$ neither arm gets there, so
+# the runs cannot say how many samples either needs, and the claim is **inconclusive** at this
+# scale (a loss 0.3 lower for +KQ on αβα vs αββ at n = 512, two seeds, is suggestive, not a
+# verdict).
 
 # %% [markdown]
 # (sy-observation-1-2)=
@@ -156,13 +169,14 @@ record(checks.figures_1_and_21(res))
 # Observation 1.2 is the paper's general statement behind Figures 1 and 21: one trainable
 # $a_h$ per head "dramatically" improves data efficiency on template tasks. Read as samples
 # needed, it asks for the n at which the test loss first falls below 0.25 with $a_h I$ to be
-# about an order of magnitude (here: at least 8 times) below vanilla's, on both tasks. The
-# check reads the `identity_scalings` runs above; it says "partly" when $a_h I$ only lowers the
-# loss at the largest n by more than 0.1 on both tasks without reaching 0.25.
+# about an order of magnitude (here: at least 8 times) below vanilla's, on both tasks, decided
+# over seeds; "partly" when $a_h I$ needs fewer samples on both tasks but not eight times fewer.
+# The check reads the `identity_scalings` runs above.
 
 # %% tags=["hide-input"]
 obs_check = checks.observation_1_2(res)
-assert obs_check.verdict != "not reproduced" or scale.current() == "smoke"  # at default a_h I lowers the loss on both tasks
+if res.scale == "default":  # neither arm reaches 0.25 by n = 512 on either task
+    assert obs_check.verdict == "inconclusive", obs_check.verdict
 record(obs_check)
 
 # %% [markdown]
@@ -239,7 +253,8 @@ print(rres.label())
 
 # %% tags=["hide-input"]
 fig17_check = checks.figure_17(rres)
-assert fig17_check.passed  # substituted: passes with the setup's differences
+if rres.scale == "default":  # |R| = 1, 2 reach test loss 0.25 by n = 128 in every seed, |R| = 0 in none by 512
+    assert fig17_check.verdict == "substituted", fig17_check.verdict
 record(fig17_check)
 
 # %% [markdown]
@@ -263,8 +278,16 @@ print(pres.label())
 
 # %% tags=["hide-input"]
 fig2_check = checks.figure_2(pres)
-assert fig2_check.verdict == "not reproduced" or scale.current() != "default", fig2_check.verdict  # the verdict of the stored default run
+if pres.scale == "default":  # neither variant reaches error 0.1 by n = 512: the samples needed are beyond the grid
+    assert fig2_check.verdict == "inconclusive", fig2_check.verdict
 record(fig2_check)
+
+# %% [markdown]
+# Read in samples needed, as for Figure 1: the paper's +KQ,VO reaches error 0 near n = 8,000, sixteen
+# times our largest n, and neither variant gets below error 0.1 here (0.90 and 0.94 at n = 512), so
+# the runs say nothing about how many samples either needs: **inconclusive** at this scale (the
+# earlier check read a vanilla plateau above 0.3 with no gain for +KQ,VO as "not reproduced", a
+# verdict tied to where our grid stops).
 
 # %% [markdown]
 # (sy-copy)=
@@ -345,8 +368,8 @@ record(fig5_check)
 # * **Where it does not, here.** At this CPU budget, Figure 21's direction holds on αβα vs
 #   αββ: $a_h I$ lowers the test loss at the largest n. The size of the effect does not hold:
 #   no variant reaches the paper's near-zero loss by n = 512. On the program task neither
-#   variant generalises by n = 512, so the paper's order-of-magnitude saving is not reproduced
-#   here. The scalars themselves barely move: $|a_h|$ and $|b_h|$ end at about a hundredth
+#   variant generalises by n = 512. Read in samples needed, as the paper states the saving, these
+#   runs cannot decide it (inconclusive, not refuted): they end before either arm gets there. The scalars themselves barely move: $|a_h|$ and $|b_h|$ end at about a hundredth
 #   (printed above), although Adam at lr $10^{-3}$ could take them to 1 in 1000 steps. Their
 #   gradients do not keep one sign. The early-time theory predicts the first instant of training
 #   exactly, but Adam on a finite budget follows it only if the scalars keep pace with the

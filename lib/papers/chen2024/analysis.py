@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pandas as pd
 
 from ... import validate
@@ -17,6 +19,13 @@ def speed(result, task: str, arch) -> float:
     """Mean accuracy over training and seeds of one architecture (the paper's "faster")."""
     validate.instance("speed", "result", result, Result)
     return curves(result, task=task, init="paper")[tuple(arch)].speed
+
+
+def seed_speeds(result, task: str, arch) -> np.ndarray:
+    """Each seed's mean accuracy over training of one architecture (paper initialisation): the
+    paper's "faster", per seed, for comparisons over seeds."""
+    validate.instance("seed_speeds", "result", result, Result)
+    return curves(result, task=task, init="paper")[tuple(arch)].acc.mean(1)
 
 
 def archs(result, task: str) -> list:
@@ -80,7 +89,8 @@ def figure7_table(by_k) -> pd.DataFrame:
         for arch, c in as_curves(point["result"]).items():
             rows.append({"k": point["point"]["task_args"]["k"], "arch": str(list(arch)), "final": c.final.mean(),
                          "seeds": len(c.acc), "seeds >= 0.95": int((c.final >= 0.95).sum()),
-                         "mean over training": c.speed})
+                         "mean over training": c.speed, "final per seed": c.final.tolist(),
+                         "speed per seed": c.acc.mean(1).tolist()})
     table = pd.DataFrame(rows)
     return table.assign(learns=table["seeds >= 0.95"] * 2 > table["seeds"])
 

@@ -28,15 +28,6 @@ def chance(task: str, scale: str, task_args: dict | None = None) -> float | None
     return 1 / t.k if task in ("reasoning", "contextual") else 1 / t.n_classes
 
 
-def learned_verdict(acc, solved: float = 0.95) -> dict:
-    """``passed``/``partly`` of a claim that a model *learns* a task, from its accuracy curves
-    ``(seeds, steps)``: passed when most seeds end at ``solved`` or above; partly when one seed
-    does, or the mean final accuracy is above 0.5 (Figure 7's l = 5 runs use it)."""
-    final = np.asarray(acc, dtype=float)[:, -1]
-    return {"passed": bool((final >= solved).sum() * 2 > len(final)),
-            "partly": bool(final.max() >= solved or final.mean() > 0.5)}
-
-
 def has_task(result: Result, task: str, init: str) -> bool:
     try:
         curves(result, task=task, init=init)

@@ -42,8 +42,9 @@ def _seeds(scale: str) -> list[int]:
     return list(range(_scale.pick(smoke=2, default=3, paper=5, scale=scale)))
 
 
-def _figure2_seeds(scale: str) -> list[int]:
-    """Figure 2's seeds: five at the default scale too, where its checks decide over seeds."""
+def _decided_seeds(scale: str) -> list[int]:
+    """Five seeds at the default scale too, for the sweeps whose checks decide over seeds (an
+    interval over three seeds is wide: Student's t at 2 degrees of freedom is 4.3)."""
     return list(range(_scale.pick(smoke=2, default=5, paper=5, scale=scale)))
 
 
@@ -70,7 +71,7 @@ def figure2(scale: str) -> tuple[dict, list[dict]]:
     grid = [{"task": t, "init": "paper", "archs": archs[t]} for t in TASKS]
     three = ("reasoning", "generalization", "contextual")
     grid += [{"task": t, "init": "random", "archs": archs[t]} for t in at(scale, ("reasoning",), three, three)]
-    return dict(recipes_config(scale), seeds=_figure2_seeds(scale)), grid
+    return dict(recipes_config(scale), seeds=_decided_seeds(scale)), grid
 
 
 def heads(scale: str) -> tuple[dict, list[dict]]:
@@ -86,7 +87,7 @@ def heads(scale: str) -> tuple[dict, list[dict]]:
     ]
     if scale == "smoke":  # the smoke run checks the code path on two tasks only
         grid = [g for g in grid if g["task"] in ("memorization", "reasoning")]
-    return recipes_config(scale), grid
+    return dict(recipes_config(scale), seeds=_decided_seeds(scale)), grid
 
 
 FIGURE4_SGD_LRS = (1.0, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0)
@@ -101,7 +102,7 @@ def figure4_sgd(scale: str) -> tuple[dict, list[dict]]:
     archs = at(scale, [[1], [4]], [[1], [2], [4]], [[1], [2], [4], [8]])
     grid = [{"task": "memorization", "init": "paper", "archs": archs, "train_args": {"optimizer": "sgd", "lr": lr}}
             for lr in lrs]
-    return recipes_config(scale), grid
+    return dict(recipes_config(scale), seeds=_decided_seeds(scale)), grid
 
 
 def figure7_size(scale: str) -> tuple[int, int]:
@@ -134,7 +135,7 @@ LIMIT_TASKS = ("reasoning", "generalization")
 
 def one_layer_limits(scale: str) -> tuple[dict, list[dict]]:
     """Sec. 6.1 / Theorems 2 and 4 in training: wider and multi-head one-layer models."""
-    config = dict(seeds=_seeds(scale), recipes={t: recipe(t, scale).train.to_dict() for t in LIMIT_TASKS},
+    config = dict(seeds=_decided_seeds(scale), recipes={t: recipe(t, scale).train.to_dict() for t in LIMIT_TASKS},
                   sizes={t: repr(recipe(t, scale).task) for t in LIMIT_TASKS})
     models = at(scale,
                    [(1, 1, 0, "random"), (1, 4, 64, "random"), (2, 1, 0, "paper")],
@@ -184,7 +185,7 @@ def figure2_paper_sizes(scale: str | None = None) -> tuple[dict, list[dict]]:
         grid += [{"task": t, "init": "random", "archs": deep} for t in ("reasoning", "generalization")]
     grid = [dict(g, task_args=PAPER_SIZES[g["task"]]) for g in grid]
     recipes = {t: recipe(t, scale, **sizes) for t, sizes in PAPER_SIZES.items()}
-    config = {"seeds": _figure2_seeds(scale), "recipes": {t: r.train.to_dict() for t, r in recipes.items()},
+    config = {"seeds": _decided_seeds(scale), "recipes": {t: r.train.to_dict() for t, r in recipes.items()},
               "tasks": {t: repr(r.task) for t, r in recipes.items()},
               "init_std": {t: r.init_std for t, r in recipes.items()}}
     return config, grid

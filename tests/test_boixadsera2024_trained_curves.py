@@ -1,0 +1,75 @@
+"""The "samples needed" checks of the abstract-symbols part (Figures 1/21, 2, 17 and Observation
+1.2 of Boix-Adsera et al. 2024, :mod:`lib.papers.boixadsera2024.checks`) on synthetic results at
+the paper's own grids with five seeds: losses shaped as the paper describes them must pass, their
+negation must fail, and flat noise must be inconclusive (issue 32: checks that decide at any
+scale; the paper's own grid would fail the old checks, which read our largest n)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lib.papers.boixadsera2024 import checks
+from lib.papers.boixadsera2024.sweeps import SWEEPS
+from lib.results import Result
+
+SEEDS = 5
+
+
+def synthetic(name: str, loss, seed: int = 0, noise: float = 0.01) -> Result:
+    """Sweep ``name`` at the paper's grid with :data:`SEEDS` seeds; ``loss(point)`` is each point's
+    mean test loss (or error), every seed adding N(0, noise^2), floored at 0."""
+    config, grid = SWEEPS[name].define("paper")
+    config = dict(config, seeds=list(range(SEEDS)))
+    rng = np.random.default_rng(seed)
+    points = []
+    for point in grid:
+        test = np.maximum(loss(point) + rng.normal(0, noise, SEEDS), 0.0).tolist()
+        points.append({"point": point, "result": {"test": test, "test_final": test, "train_loss_final": [0.0] * SEEDS,
+                                                  "best_step": [1] * SEEDS, "mean_abs_a": [0.1] * SEEDS,
+                                                  "mean_abs_b": [0.1] * SEEDS, "wall_s": 0.0}, "wall_s": 0.0})
+    return Result(f"boixadsera2024_{name}", "paper", {"config": config}, grid=grid, points=points)
+
+
+def falls(n: int, start: float, end: float, high: float = 1.0) -> float:
+    """``high`` up to n = ``start``, falling linearly in log n to 0 at n = ``end``."""
+    share = np.clip(np.log(n / start) / np.log(end / start), 0.0, 1.0)
+    return float(high * (1 - share))
+
+
+def identity(p):
+    """Figures 1 and 21: vanilla ≈0 only near n = 2048, +KQ (and +KQ,VO) ≈0 by n = 64."""
+    return falls(p["n"], 16, 64) if "KQ" in p["variant"] else falls(p["n"], 256, 2048)
+
+
+def identity_swapped(p):
+    return falls(p["n"], 256, 2048) if "KQ" in p["variant"] else falls(p["n"], 16, 64)
+
+
+@pytest.mark.parametrize("check", [checks.figures_1_and_21, checks.observation_1_2])
+def test_identity_checks_shape_passes_negation_fails_noise_inconclusive(check):
+    assert check(synthetic("identity_scalings", identity)).passed
+    assert check(synthetic("identity_scalings", identity_swapped)).verdict == "not reproduced"
+    verdicts = [check(synthetic("identity_scalings", lambda p: 0.5, seed, 0.1)).verdict for seed in range(5)]
+    assert verdicts == ["inconclusive"] * 5, verdicts
+
+
+def test_figure_17_shape_passes_negation_fails_noise_inconclusive():
+    def regular(p):  # |R| >= 1 below 0.25 from n = 8; |R| = 0 ≈0 only at n ≈ 2048
+        return 0.2 * falls(p["n"], 8, 64) if not p["task"].endswith("0") else falls(p["n"], 256, 2048)
+    assert checks.figure_17(synthetic("random_templates", regular)).passed
+    swapped = synthetic("random_templates", lambda p: regular(dict(p, task="|R| = 1" if p["task"].endswith("0")
+                                                                   else "|R| = 0")))
+    assert checks.figure_17(swapped).verdict == "not reproduced"
+    verdicts = [checks.figure_17(synthetic("random_templates", lambda p: 0.5, seed, 0.1)).verdict for seed in range(5)]
+    assert verdicts == ["inconclusive"] * 5, verdicts
+
+
+def test_figure_2_shape_passes_negation_fails_noise_inconclusive():
+    def program(p):  # vanilla on a 0.5 plateau, 0.15 at 2.6e5; +KQ,VO at 0 by n ≈ 8000
+        return falls(p["n"], 64, 8192) if p["variant"] != "vanilla" else max(0.15, falls(p["n"], 4, 4096, 0.9))
+    assert checks.figure_2(synthetic("program_symbolic", program)).passed
+    swapped = synthetic("program_symbolic", lambda p: program(dict(p, variant="vanilla" if p["variant"] != "vanilla"
+                                                                   else "+KQ,VO")))
+    assert checks.figure_2(swapped).verdict == "not reproduced"
+    verdicts = [checks.figure_2(synthetic("program_symbolic", lambda p: 0.5, seed, 0.1)).verdict for seed in range(5)]
+    assert verdicts == ["inconclusive"] * 5, verdicts
