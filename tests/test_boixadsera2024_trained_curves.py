@@ -73,3 +73,17 @@ def test_figure_2_shape_passes_negation_fails_noise_inconclusive():
     assert checks.figure_2(swapped).verdict == "not reproduced"
     verdicts = [checks.figure_2(synthetic("program_symbolic", lambda p: 0.5, seed, 0.1)).verdict for seed in range(5)]
     assert verdicts == ["inconclusive"] * 5, verdicts
+
+
+def test_figure_15_shape_passes_negation_fails_noise_inconclusive():
+    def pair(mimetic, gaussian, seed=0, noise=0.01):
+        hres = synthetic("hyperparameters", lambda p: mimetic(p["n"]) if p.get("value") == "mimetic" else 0.5, seed,
+                         noise)
+        ires = synthetic("identity_scalings", lambda p: falls(p["n"], 16, 64) if "KQ" in p["variant"]
+                         else gaussian(p["n"]), seed + 100, noise)
+        return checks.figure_15(hres, ires)
+
+    assert pair(lambda n: falls(n, 16, 128), lambda n: falls(n, 256, 2048)).passed  # mimetic ≈0 at 128
+    assert pair(lambda n: 1.0, lambda n: falls(n, 16, 64)).verdict == "not reproduced"
+    verdicts = [pair(lambda n: 0.5, lambda n: 0.5, seed, 0.1).verdict for seed in range(5)]
+    assert verdicts == ["inconclusive"] * 5, verdicts

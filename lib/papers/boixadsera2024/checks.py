@@ -257,17 +257,25 @@ def figure_13(hres):
 
 
 def figure_15(hres, ires):
-    """Figure 15: mimetic beats Gaussian by more than 0.1 at every n, and at the largest n is within
-    0.1 of +a_h I (partly: it beats Gaussian by 0.1 at the largest n)."""
+    """Figure 15, in samples needed (test loss 0.25, :func:`_reach`): mimetic initialisation needs
+    fewer samples than Gaussian (decided over seeds), and about as few as +a_h I: within a factor
+    of 4 of it (the paper's ≈128 against ≈64), or fewer. Partly: the first alone."""
     ns, loss = cv.init_losses(hres, ires)
-    gain = {n: loss["Gaussian"][n].mean() - loss["mimetic"][n].mean() for n in ns}
+    reach = {k: _reach(ns, np.array([loss[k][n] for n in ns]), 0.25) for k in loss}
+    beats_gaussian = _fewer(reach["mimetic"], reach["Gaussian"], ns)
+    mimetic, a_h = reach["mimetic"], reach["+a_h I"]
+    if mimetic.all_reached and a_h.all_reached:
+        near = mimetic.interval.mean <= 4 * a_h.interval.mean
+    else:  # one arm, or some seed, never gets there within the grid
+        near = {"greater": True, "less": False}.get(stats.fewer_samples(a_h, mimetic))
     return _check(
         "Figure 15 (mimetic initialisation)", "sy-b1-width",
         "mimetic initialisation of W_Q W_K^T cuts the samples needed about as much as a_h I does",
         "mimetic ≈0 at n ≈ 128; Gaussian ≈0 at about 2048",
-        "; ".join(f"n = {n}: " + ", ".join(f"{k} {loss[k][n].mean():.2f}" for k in loss) for n in ns),
-        all(g > 0.1 for g in gain.values()) and loss["mimetic"][ns[-1]].mean() < loss["+a_h I"][ns[-1]].mean() + 0.1,
-        partly=gain[ns[-1]] > 0.1, results=(hres, ires), setup_=setup.FIGURE_15, config=setup.ours_figure_15(hres))
+        "samples to reach test loss 0.25: " + "; ".join(f"{k} {_reach_text(r, ns)}" for k, r in reach.items())
+        + "; test loss: " + "; ".join(f"n = {n}: " + ", ".join(f"{k} {loss[k][n].mean():.2f}" for k in loss) for n in ns),
+        results=(hres, ires), setup_=setup.FIGURE_15, config=setup.ours_figure_15(hres),
+        **claims.outcome(stats.all_hold(beats_gaussian, near), beats_gaussian))
 
 
 def figure_14(ll: dict, shape: dict, seeds):
