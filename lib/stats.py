@@ -64,7 +64,8 @@ def mean_interval(values, level: float = LEVEL, bounds: tuple[float, float] | No
     """The mean of per-seed ``values`` with its Student-t interval (``scipy.stats.t``); a single
     value, or values that are all equal, give an interval of zero width only if there are at
     least two (one value: no interval, ``low = -inf``, ``high = inf``). ``bounds``: the range the
-    quantity cannot leave (``(0, 1)`` for an accuracy); the interval is clipped to it."""
+    quantity cannot leave (``(0, 1)`` for an accuracy, ``(0, None)`` for a loss); the interval is
+    clipped to it."""
     from scipy import stats
 
     a = _values("stats.mean_interval", "values", values)
@@ -72,7 +73,9 @@ def mean_interval(values, level: float = LEVEL, bounds: tuple[float, float] | No
     if bounds is not None:
         if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
             validate.fail("stats.mean_interval", "bounds", "a pair (low, high)", bounds)
-        low_bound, high_bound = (validate.real("stats.mean_interval", "bounds", b) for b in bounds)
+        low_bound, high_bound = (b if b is None else validate.real("stats.mean_interval", "bounds", b) for b in bounds)
+        low_bound = -math.inf if low_bound is None else low_bound
+        high_bound = math.inf if high_bound is None else high_bound
         if not low_bound < high_bound:
             validate.fail("stats.mean_interval", "bounds", "(low, high) with low < high", bounds)
     mean = float(a.mean())

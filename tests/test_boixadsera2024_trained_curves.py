@@ -87,3 +87,24 @@ def test_figure_15_shape_passes_negation_fails_noise_inconclusive():
     assert pair(lambda n: 1.0, lambda n: falls(n, 16, 64)).verdict == "not reproduced"
     verdicts = [pair(lambda n: 0.5, lambda n: 0.5, seed, 0.1).verdict for seed in range(5)]
     assert verdicts == ["inconclusive"] * 5, verdicts
+
+
+@pytest.mark.parametrize("knob,check", [("wildcards", checks.figure_18), ("length", checks.figure_19),
+                                        ("m", checks.figure_20)])
+def test_template_knob_checks_shape_passes_negation_fails_noise_inconclusive(knob, check):
+    from lib.papers.boixadsera2024.sweeps import KNOB_BASE
+
+    def needs(rank_of_value):  # the n where the loss reaches 0 grows (or shrinks) with the knob's rank
+        def loss(p):
+            value = p.get(knob, KNOB_BASE[knob])
+            values = sorted({q[knob] for q in SWEEPS["template_knobs"].define("paper")[1]} | {KNOB_BASE[knob]})
+            return falls(p["n"], 8, 64 * 2 ** rank_of_value(values.index(value), len(values)))
+        return loss
+
+    def pair(loss, seed=0, noise=0.01):
+        return check(synthetic("template_knobs", loss, seed, noise), synthetic("random_templates", loss, seed + 50,
+                                                                                noise))
+
+    assert pair(needs(lambda i, k: i)).passed
+    assert pair(needs(lambda i, k: k - 1 - i)).verdict == "not reproduced"
+    assert [pair(lambda p: 0.5, seed, 0.1).verdict for seed in range(5)] == ["inconclusive"] * 5

@@ -137,6 +137,8 @@ def test_bounded_interval_is_clipped_to_the_range():
     assert wide.low == 0.0 and wide.high == 1.0 and wide.mean == 0.6
     assert stats.describe([0.2, 1.0], bounds=(0, 1)) == "0.6 [0, 1] (n = 2)"
     assert stats.mean_interval([0.4, 0.5, 0.6]) == stats.mean_interval([0.4, 0.5, 0.6], bounds=(0, 1))
+    loss = stats.mean_interval([0.0, 1.0], bounds=(0, None))  # a loss: bounded below only
+    assert loss.low == 0.0 and loss.high > 1
     for bad in ((1, 0), (0,), "01"):
         with pytest.raises(ValueError, match=r"stats\.mean_interval: bounds"):
             stats.mean_interval([0.5, 0.6], bounds=bad)

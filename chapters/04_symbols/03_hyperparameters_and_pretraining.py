@@ -184,7 +184,9 @@ record(checks.figure_14(ll, ll_shape, ll_seeds))
 # more than the one setting. The sweep `template_knobs` runs at n = 128, where the base task is
 # learned up to a test loss of about 0.15 and there is room on both sides. The base point is
 # Figure 17's run. With one n per point, the test loss there stands in for the paper's "samples
-# needed".
+# needed" (a run over several n, as at the paper scale, is read in samples needed to reach test
+# loss 0.25); each check asks whether it rises with the setting, by Kendall's trend over every
+# (value, seed), and is inconclusive when two seeds cannot decide it.
 
 # %%
 kres = sweeps.result("template_knobs")
@@ -193,13 +195,11 @@ rres = sweeps.result("random_templates")
 # %% tags=["hide-input"]
 display(table(figures.template_knobs(kres, rres)))
 assert max(max(kres.get_exact(p)["train_loss_final"]) for p in kres.grid) < 0.05  # every run fits its training set
-fig18_check = checks.figure_18(kres, rres)
-assert fig18_check.passed or scale.current() == "smoke"  # substituted at default
-record(fig18_check)
-record(checks.figure_19(kres, rres))
-fig20_check = checks.figure_20(kres, rres)
-assert fig20_check.passed or scale.current() == "smoke"  # substituted at default
-record(fig20_check)
+knob_checks = [checks.figure_18(kres, rres), checks.figure_19(kres, rres), checks.figure_20(kres, rres)]
+if kres.scale == "default":  # more wildcards and more templates: a rising loss at n = 128; length: no decided trend
+    assert [c.verdict for c in knob_checks] == ["substituted", "inconclusive", "substituted"], knob_checks
+for knob_check in knob_checks:
+    record(knob_check)
 
 # %% [markdown]
 # (sy-pretraining)=

@@ -160,6 +160,28 @@ def template_knob_losses(kres, rres) -> tuple[int, dict]:
     return n, out
 
 
+def template_knob_curves(kres, rres) -> tuple[list, dict]:
+    """Figures 18-20 over every n the sweep ran: ``ns`` and ``{knob: {value: test loss (n, seeds)}}``;
+    a value the sweep did not run at the base task (:data:`.sweeps.KNOB_BASE`) is Figure 17's run
+    with one regular token at the same n."""
+    from .sweeps import KNOB_BASE
+
+    _result("template_knob_curves", "kres", kres)
+    _result("template_knob_curves", "rres", rres)
+    ns = grid_values(kres, "n")
+
+    def at(coords: dict, n: int):
+        if any(all(p["point"].get(k) == v for k, v in coords.items()) and p["point"]["n"] == n for p in kres.points):
+            return kres.get(**coords, n=n)["test"]
+        return rres.get(task="random, |R| = 1", variant="vanilla", n=n)["test"]
+
+    out = {}
+    for knob in ("wildcards", "length", "m"):
+        values = sorted({p[knob] for p in kres.grid} | {KNOB_BASE[knob]})
+        out[knob] = {v: np.array([at(dict(KNOB_BASE, **{knob: v}), n) for n in ns]) for v in values}
+    return ns, out
+
+
 def pretrained(pres) -> dict:
     """``{(size, variant): metrics}`` of the pretraining points."""
     _result("pretrained", "pres", pres)
