@@ -32,6 +32,8 @@ def synthetic(name: str, loss, seed: int = 0, noise: float = 0.01) -> Result:
 
 def falls(n: int, start: float, end: float, high: float = 1.0) -> float:
     """``high`` up to n = ``start``, falling linearly in log n to 0 at n = ``end``."""
+    if end <= start:
+        return 0.0 if n >= end else high
     share = np.clip(np.log(n / start) / np.log(end / start), 0.0, 1.0)
     return float(high * (1 - share))
 
@@ -108,3 +110,34 @@ def test_template_knob_checks_shape_passes_negation_fails_noise_inconclusive(kno
     assert pair(needs(lambda i, k: i)).passed
     assert pair(needs(lambda i, k: k - 1 - i)).verdict == "not reproduced"
     assert [pair(lambda p: 0.5, seed, 0.1).verdict for seed in range(5)] == ["inconclusive"] * 5
+
+
+def test_figures_16_22_shape_passes_negation_fails_noise_inconclusive():
+    def majority(p, swap=False):  # vanilla: majority-2 ≈0 at 2048, -4 at 8192, longer ≈1; both scalings far earlier
+        k = int(p["task"].split("-")[1])
+        scaled = p["variant"] != "vanilla"
+        if swap:
+            k, scaled = 10 - k, not scaled
+        end = {2: 2048, 4: 8192}.get(k, 10 ** 6) // (16 if scaled else 1)
+        return falls(p["n"], max(8, end // 16), end)
+
+    assert checks.figures_16_and_22(synthetic("majority", majority)).passed
+    swapped = checks.figures_16_and_22(synthetic("majority", lambda p: majority(p, swap=True)))
+    assert swapped.verdict == "not reproduced", swapped.ours
+    verdicts = [checks.figures_16_and_22(synthetic("majority", lambda p: 0.8, seed, 0.1)).verdict for seed in range(5)]
+    assert verdicts == ["inconclusive"] * 5, verdicts
+
+
+def test_figure_5_shape_passes_negation_fails_noise_inconclusive():
+    def copying(p):  # vanilla needs about d samples; +b_h I ≈0 from n = 16 at every d
+        if p["variant"] != "vanilla":
+            return falls(p["n"], 4, 16)
+        return falls(p["n"], max(4, p["d_model"] // 4), 2 * p["d_model"])
+
+    def negation(p):  # wider vanilla models copy from fewer samples; b_h I never learns
+        return 1.0 if p["variant"] != "vanilla" else falls(p["n"], 4, max(8, 8192 // p["d_model"]))
+
+    assert checks.figure_5(synthetic("copy", copying)).passed
+    assert checks.figure_5(synthetic("copy", negation)).verdict == "not reproduced"
+    verdicts = [checks.figure_5(synthetic("copy", lambda p: 0.8, seed, 0.1)).verdict for seed in range(5)]
+    assert verdicts == ["inconclusive"] * 5, verdicts

@@ -352,8 +352,16 @@ print("mean |b_h| learned:", {d: round(cv.mean_abs_scalar(cres, "mean_abs_b", va
 
 # %% tags=["hide-input"]
 fig5_check = checks.figure_5(cres)
-assert fig5_check.verdict == "partly" or scale.current() != "default", fig5_check.verdict  # the verdict of the stored default run
+if cres.scale == "default":  # two seeds cannot decide the width gap; no variant reaches error 0.1 by n = 128
+    assert fig5_check.verdict == "inconclusive", fig5_check.verdict
 record(fig5_check)
+
+# %% [markdown]
+# Over two seeds the check cannot decide Figure 5. The wider vanilla model copies worse at every
+# n of the table, by 0.33 at n = 128, but two seeds per arm leave Welch's test undecided at the
+# check's level, and $b_h I$ does not bring the error to 0.1 by n = 128 at either width, so how
+# many samples it saves cannot be read. It read "partly" when a gap of 0.2 between seed means
+# at our largest n counted as inverse scaling.
 
 # %% [markdown]
 # (sy-trained-differ)=
@@ -361,8 +369,8 @@ record(fig5_check)
 #
 # * **Where the kernel theory predicts training.** The early-time analysis of Theorems 5.1-5.2
 #   holds as computed: at initialisation only $b_h$ moves the loss on unseen tokens. The
-#   inverse scaling of Figure 5 appears in training too: at the same n, the wider vanilla model
-#   copies worse. The kernel chapters' ranking of tasks by $\sigma_{\min}(N)$ agrees with the
+#   inverse scaling of Figure 5 shows in training too (at the same n, the wider vanilla model
+#   copies worse), though two seeds do not decide it. The kernel chapters' ranking of tasks by $\sigma_{\min}(N)$ agrees with the
 #   paper's trained transformers (Fig. 16: majority-4 is the hardest of the four). Their Figure 24
 #   analogue agrees with trained MLPs.
 # * **Where it does not, here.** At this CPU budget, Figure 21's direction holds on αβα vs
