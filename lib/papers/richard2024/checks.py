@@ -225,18 +225,20 @@ def figure_2(picture: dict):
 
 
 # ----------------------------------------------------------------------------- 02: trained decoders
-def _trained(s, result, config: dict, statement: str, paper_value: str, ours: str, passed, partly=False,
-             irrelevant=None, inconclusive=False):
+def _trained(s, result, config: dict, statement: str, paper_value: str, ours: str, full, part=False,
+             irrelevant=None):
+    """A trained claim from its two three-valued conditions (:func:`lib.claims.outcome`): the claim
+    in full and its partial form, each True, False or None (undecided over the seeds)."""
     return claims.check(paper=PAPER, ref=s.ref, label=_LABELS[s.ref], statement=statement, paper_value=paper_value,
-                        ours=ours, passed=bool(passed), partly=bool(partly), results=result, setup=s, config=config,
-                        irrelevant=irrelevant, inconclusive=bool(inconclusive) and not passed)
+                        ours=ours, results=result, setup=s, config=config, irrelevant=irrelevant,
+                        **claims.outcome(full, part))
 
 
-def _below(values, bound: float) -> bool | None:
-    """Whether the seeds' mean is below ``bound``: True when its 95% interval lies below it, False
-    when it lies above, None (undecided) otherwise or with fewer than two seeds
+def _below(values, bound: float, level: float = stats.LEVEL) -> bool | None:
+    """Whether the seeds' mean is below ``bound``: True when its interval (at ``level``) lies below
+    it, False when it lies above, None (undecided) otherwise or with fewer than two seeds
     (:func:`lib.stats.versus`)."""
-    return stats.holds(stats.versus(values, bound), "less")
+    return stats.holds(stats.versus(values, bound, level=level), "less")
 
 
 def _seeds(frame, **where) -> list[float]:
@@ -257,23 +259,26 @@ _LABELS = {"Figure 3 (left)": "dx-figure-3-left", "Figure 3 (right)": "dx-figure
 
 def figure_3_left(arch, closed_acc: float):
     """Figure 3 (left), decided over seeds (:mod:`lib.stats`): the best (L, h) at each width (the
-    highest seed mean) rises with d (Kendall's trend over every (d, seed), 95%); every d = 2
-    model is below 0.5 (its interval); no trained seed reaches 100% while the closed form
-    (accuracy ``closed_acc`` on the same prompts) does; the L = h = 1 models decay with width (the
-    widest below the best of them, Welch's test). ``partly``: the first two and the closed form
-    at 100%; ``inconclusive`` when the trend cannot be told from noise."""
+    highest seed mean) rises with d (Kendall's trend over every (d, seed)); every d = 2 model is
+    below 0.5 (its interval); no trained seed reaches 100% while the closed form (accuracy
+    ``closed_acc`` on the same prompts) does; the L = h = 1 models decay with width (the widest
+    below the best of them, Welch's test). Each test at the Bonferroni level of the check's tests.
+    ``partly``: the first two and the closed form at 100%; ``inconclusive`` when they cannot be
+    decided."""
     frame = readings.frame(arch)
     widths = sorted(frame["d"].unique())
+    d2_seeds = list(frame[frame["d"] == min(widths)]["deep_acc_seeds"])
+    level = stats.family_level(2 + len(d2_seeds))
     best = {d: list(frame[frame["d"] == d].sort_values("deep_acc").iloc[-1]["deep_acc_seeds"]) for d in widths}
-    trend = stats.trend(widths, [best[d] for d in widths])
-    grows = trend == "increasing"
-    d2 = [_below(list(v), 0.5) for v in frame[frame["d"] == min(widths)]["deep_acc_seeds"]]
-    d2_poor = all(b is True for b in d2)
+    trend = stats.trend(widths, [best[d] for d in widths], level=level)
+    d2_poor = stats.all_hold(*(_below(list(v), 0.5, level) for v in d2_seeds))
     only_closed = bool(closed_acc == 1.0 and (frame["deep_acc_seeds"].map(max) < 1.0).all())
     single = frame[(frame["layers"] == 1) & (frame["heads"] == 1)].set_index("d")
     top = single["deep_acc"].idxmax()
-    single_decays = single.index[-1] != top and stats.compare(
-        list(single.loc[single.index[-1], "deep_acc_seeds"]), list(single.loc[top, "deep_acc_seeds"])) == "less"
+    single_decays = False if single.index[-1] == top else stats.holds(stats.compare(
+        list(single.loc[single.index[-1], "deep_acc_seeds"]), list(single.loc[top, "deep_acc_seeds"]), level=level),
+        "less")
+    part = stats.all_hold(stats.holds(trend, "increasing"), d2_poor, closed_acc == 1.0)
     return _trained(setup.FIGURE_3_LEFT, arch, setup.architectures(arch),
                     "deep-prefix accuracy grows with width; d = 2 models are poor; L = h = 1 models decay with width; "
                     "only the closed form reaches 100%",
@@ -281,19 +286,18 @@ def figure_3_left(arch, closed_acc: float):
                     "best over (L, h) by width (mean [95% interval] over seeds) "
                     + "; ".join(f"d = {d}: {stats.describe(best[d])}" for d in widths)
                     + f" (trend: {trend}); L = h = 1: {', '.join(f'{v:.2f}' for v in single['deep_acc'])}; "
-                    f"closed form {closed_acc:.0%}",
-                    grows and d2_poor and only_closed and single_decays, grows and d2_poor and closed_acc == 1.0,
-                    inconclusive=trend == "inconclusive")
+                    f"closed form {closed_acc:.0%} (tests at level {level:.4f}, Bonferroni)",
+                    stats.all_hold(part, only_closed, single_decays), part)
 
 
 def figure_3_right(sizes_result, closed_acc: float):
-    """Figure 3 (right), decided over seeds (:mod:`lib.stats`, 95%): in-sample accuracy above 0.9
+    """Figure 3 (right), decided over seeds (:mod:`lib.stats`, each test at the Bonferroni level of
+    the check's tests): in-sample accuracy above 0.9
     for every training set; one word below 0.1 out of sample at every depth; at the deepest
     training depth the largest set beats one word (Welch's test); with the largest set, the
     deepest training depth beats the shallowest; the shallowest stays below 0.5 at every size;
     the closed form (``closed_acc``) at 100%. "Above"/"below" means the interval lies there.
-    ``partly``: all but the last two trends; ``inconclusive`` when the comparison of set sizes
-    cannot be decided."""
+    ``partly``: all but the last two trends; ``inconclusive`` when those cannot be decided."""
     sizes = readings.frame(sizes_result)
     depths = sorted(sizes["train_depth"].unique())
     shallow, deep = depths[0], depths[-1]
@@ -302,14 +306,15 @@ def figure_3_right(sizes_result, closed_acc: float):
         part = sizes[sizes["train_depth"] == q].sort_values("distinct_words")
         return list(part.iloc[0 if which == "smallest" else -1][f"{metric}_seeds"])
 
-    in_high = all(_below(list(v), 0.9) is False for v in sizes["in_acc_seeds"])
-    small_fail = all(_below(at(q, "smallest"), 0.1) is True for q in depths)
-    helps = stats.compare(at(deep, "largest"), at(deep, "smallest"), floor=0.0, ceiling=1.0)
-    more_helps = helps == "greater"
-    gap = stats.compare(at(deep, "largest"), at(shallow, "largest"), floor=0.0, ceiling=1.0)
-    gap_matters = gap == "greater"
-    shallow_very_low = all(_below(list(v), 0.5) is True
-                           for v in sizes[sizes["train_depth"] == shallow]["out_acc_seeds"])
+    shallow_rows = list(sizes[sizes["train_depth"] == shallow]["out_acc_seeds"])
+    level = stats.family_level(len(sizes) + len(depths) + 2 + len(shallow_rows))
+    in_high = stats.all_hold(*(_below(list(v), 0.9, level) is False if _below(list(v), 0.9, level) is not None
+                               else None for v in sizes["in_acc_seeds"]))
+    small_fail = stats.all_hold(*(_below(at(q, "smallest"), 0.1, level) for q in depths))
+    helps = stats.compare(at(deep, "largest"), at(deep, "smallest"), floor=0.0, ceiling=1.0, level=level)
+    gap = stats.compare(at(deep, "largest"), at(shallow, "largest"), floor=0.0, ceiling=1.0, level=level)
+    shallow_very_low = stats.all_hold(*(_below(list(v), 0.5, level) for v in shallow_rows))
+    part = stats.all_hold(in_high, small_fail, stats.holds(helps, "greater"), closed_acc == 1.0)
     return _trained(setup.FIGURE_3_RIGHT, sizes_result, setup.sample_size(sizes_result),
                     "in-sample completion is near 100% for every training set; out of sample, small sets fail, more "
                     "distinct words help when training is nearly as deep as the test, and the shallowest training "
@@ -319,10 +324,8 @@ def figure_3_right(sizes_result, closed_acc: float):
                     "the smallest set " + ", ".join(f"depth <= {q}: {stats.describe(at(q, 'smallest'))}" for q in depths)
                     + " and the largest " + ", ".join(f"depth <= {q}: {stats.describe(at(q, 'largest'))}" for q in depths)
                     + f" (largest vs smallest at depth <= {deep}: {helps}; depth <= {deep} vs <= {shallow} with the "
-                      f"largest: {gap}); closed form {closed_acc:.0%}",
-                    in_high and small_fail and more_helps and gap_matters and shallow_very_low and closed_acc == 1.0,
-                    in_high and small_fail and more_helps and closed_acc == 1.0,
-                    inconclusive=helps == "inconclusive")
+                      f"largest: {gap}); closed form {closed_acc:.0%} (tests at level {level:.4f}, Bonferroni)",
+                    stats.all_hold(part, stats.holds(gap, "greater"), shallow_very_low), part)
 
 
 #: Table 1: the 10^7-word model's valid completions of the deepest context of D_32, of 100
@@ -419,12 +422,12 @@ def ablation_table(abl):
 
 
 def figure_6(abl):
-    """Figure 6, decided over seeds (Welch's test at 95%, :func:`lib.stats.compare`; each variant at
-    its best rate): the full model beats the one without positions at the largest set and is
-    never below it; no variant beats the full model at the largest set; uniform attention with
-    fixed E is not below the full model at the smallest; one attention layer beats V = I without
-    MLP at the largest. ``partly``: the first two; ``inconclusive`` when the positional
-    comparison at the largest set cannot be decided."""
+    """Figure 6, decided over seeds (Welch's test, :func:`lib.stats.compare`, at the Bonferroni level
+    of the check's comparisons; each variant at its best rate): the full model beats the one
+    without positions at the largest set and is never below it; no variant beats the full model at
+    the largest set; uniform attention with fixed E is not below the full model at the smallest;
+    one attention layer beats V = I without MLP at the largest. ``partly``: the first two;
+    ``inconclusive`` when those cannot be decided."""
     from .sweeps import VARIANTS
 
     out = ablation_table(abl)
@@ -434,16 +437,21 @@ def figure_6(abl):
     def seeds(variant, n):
         return _seeds(frame, variant=variant, distinct_words=n, metric="out_acc")
 
+    trained = [v for v in VARIANTS if not out.loc[v].isna().all()]
+    level = stats.family_level(len(out.columns) + len(trained) + 1)
+
     def compare(a, b, n):
-        return stats.compare(seeds(a, n), seeds(b, n), floor=0.0, ceiling=1.0)
+        return stats.compare(seeds(a, n), seeds(b, n), floor=0.0, ceiling=1.0, level=level)
 
     positions = compare("full", "no positional embedding", largest)
-    pivotal = positions == "greater" and all(compare("full", "no positional embedding", n) != "less" for n in out.columns)
-    trained = [v for v in VARIANTS if not out.loc[v].isna().all()]
+    never_below = "less" not in [compare("full", "no positional embedding", n) for n in out.columns]
+    pivotal = stats.all_hold(stats.holds(positions, "greater"), never_below)
     full_best = all(compare(v, "full", largest) != "greater" for v in trained if v != "full")
     fixed = "uniform attention, fixed E" in trained and compare("uniform attention, fixed E", "full", smallest)
     layers = "one attention layer" in trained and compare("one attention layer", "V = I, no MLP", largest)
-    fixed_strong, five_beats_four = fixed not in (False, "less"), layers == "greater"
+    fixed_strong = fixed not in (False, "less")
+    five_beats_four = stats.holds(layers, "greater") if layers else False
+    part = stats.all_hold(pivotal, full_best)
     return _trained(setup.FIGURE_6, abl, setup.ablations(abl),
                     "positional embeddings are pivotal; the full model needs the most data and ends best; uniform "
                     "attention with fixed E is strong with few words; one attention layer beats V = I without MLP",
@@ -452,9 +460,9 @@ def figure_6(abl):
                     + "; ".join(f"{v}: {stats.describe(seeds(v, largest))}" for v in trained)
                     + f"; at {smallest} words: full {out.loc['full', smallest]:.2f}, fixed E "
                       f"{out.loc['uniform attention, fixed E', smallest]:.2f}; full vs no positions at {largest}: "
-                      f"{positions}; fixed E vs full at {smallest}: {fixed}; one layer vs V = I at {largest}: {layers}",
-                    pivotal and full_best and fixed_strong and five_beats_four, pivotal and full_best,
-                    inconclusive=positions == "inconclusive")
+                      f"{positions}; fixed E vs full at {smallest}: {fixed}; one layer vs V = I at {largest}: {layers} "
+                      f"(Welch at level {level:.4f}, Bonferroni)",
+                    stats.all_hold(part, fixed_strong, five_beats_four), part)
 
 
 #: the variants whose positional paths Figure 7 pictures (the paper's models (3)-(5))
@@ -478,27 +486,28 @@ def end_ratios(abl) -> dict:
 
 
 def figure_7(abl, clusters: int):
-    """Figure 7, decided over seeds (Welch's test at 95%, :func:`lib.stats.compare`): the curves
+    """Figure 7, decided over seeds (Welch's test, :func:`lib.stats.compare`, Bonferroni over its 3): the curves
     end closer to 0 (relative to their size) the closer the model is to Eq. (1): (5) below (4)
     below (3). ``partly``: (5) below (3); ``inconclusive`` when that comparison cannot be decided.
     The k-means centroids (``clusters`` of them, in the chapter's picture) do not enter the check."""
     ratio = end_ratios(abl)
     three, four, five = (ratio[v] for v in pictured_variants())
     trained = all(len(r) > 0 for r in (three, four, five))
-    five_three = stats.compare(five, three) if trained else "inconclusive"
-    four_three = stats.compare(four, three) if trained else "inconclusive"
-    five_four = stats.compare(five, four) if trained else "inconclusive"
-    ordered = five_three == "less"
+    level = stats.family_level(3)
+    five_three = stats.compare(five, three, level=level) if trained else "inconclusive"
+    four_three = stats.compare(four, three, level=level) if trained else "inconclusive"
+    five_four = stats.compare(five, four, level=level) if trained else "inconclusive"
+    ordered = stats.holds(five_three, "less")
     return _trained(setup.FIGURE_7, abl, setup.figure_7(abl, pictured_variants(), clusters),
                     "the cumulative sums of learned positional embeddings end closer to the origin the closer the "
                     "model is to Eq. (1): model (3) least, (4) more, (5) most, as the closed form's P_r does",
                     "qualitative (picture)",
                     "|end| / max of the curves (mean [95% interval] over seeds): "
                     + "; ".join(f"{k}: {stats.describe(v)}" for k, v in ratio.items() if v)
-                    + f"; (5) vs (3): {five_three}, (4) vs (3): {four_three}, (5) vs (4): {five_four}",
-                    ordered and four_three == "less" and five_four == "less", ordered,
-                    irrelevant={"k-means clusters": "the check reads every curve's end, not the centroids"},
-                    inconclusive=five_three == "inconclusive")
+                    + f"; (5) vs (3): {five_three}, (4) vs (3): {four_three}, (5) vs (4): {five_four} (Welch at level "
+                      f"{level:.4f}, Bonferroni over 3)",
+                    stats.all_hold(ordered, stats.holds(four_three, "less"), stats.holds(five_four, "less")), ordered,
+                    irrelevant={"k-means clusters": "the check reads every curve's end, not the centroids"})
 
 
 def gd_eq1(gd, closed_acc: float):
