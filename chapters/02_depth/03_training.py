@@ -237,7 +237,7 @@ if fig2_gpu is not None and has_task(fig2_gpu, "memorization", "paper"):
 
 # %% [markdown]
 # Figure 2a's group is complete at the paper's scale: one layer memorizes all 2,000 sequences in
-# every seed, as at the default scale, so that claim no longer rests on three seeds and a CPU
+# every seed, as at the default scale, so that claim no longer rests on a CPU
 # budget (it stays *substituted*: Adam, not the paper's SGD). The other four groups, Figures 2b and
 # 2c with one to three layers from both initialisations, had not run when the GPU window closed.
 # The whole sweep's measured cost is printed above (`python -m lib.bench paper-cost`, stored in
