@@ -73,7 +73,10 @@ fig56_check = checks.heads.figures_5_6(heads)
 assert fig56_check.partly or fig56_check.passed  # every head count learns both tasks
 record(fig56_check)
 if analysis.contextual(heads):  # the smoke grid has no in-context template matching
-    record(checks.heads.figure_7(heads))
+    fig7_heads = checks.heads.figure_7(heads)
+    if heads.scale == "default":  # some seeds of [2, 2, 1] and of the 4-layer models do not learn
+        assert fig7_heads.verdict == "inconclusive", fig7_heads.verdict
+    record(fig7_heads)
 
 # %% [markdown]
 # Figures 5-6 hold for the final accuracy (every head count solves in-context QA and template
@@ -81,8 +84,12 @@ if analysis.contextual(heads):  # the smoke grid has no in-context template matc
 # heads are added, most on in-context QA. Both tasks train with SGD at one learning rate for
 # every head count, and with heads averaged ($1/m$) more heads take smaller steps, the effect
 # the next section measures for memorization. So the claim is recorded as holding in part: no
-# difference in what is learned, a difference in speed at our learning rates (a spread above
-# 0.05 in mean accuracy over training counts as a difference).
+# difference in what is learned (every head count above 0.99 in every seed), while "no
+# difference in speed" needs evidence of equality: the interval of each pair's difference in mean
+# accuracy over training within ±0.05, over five seeds, and it is not (an equivalence test;
+# merely failing to find a difference would not do). On in-context template matching (Figure 7)
+# the heads grid reads inconclusive: $[2, 2, 1]$ and the 4-layer models leave $1/k$ in some seeds
+# only, so their means carry intervals too wide to rank them.
 
 # %% [markdown]
 # (depth-fig4-sgd)=
@@ -146,7 +153,7 @@ plots.table(pd.concat({"final accuracy": table7.pivot(index="arch", columns="k",
 
 # %% tags=["hide-input"]
 several_k, last_heads = checks.heads.figure_7_several_k(by_k), checks.heads.figure_7_last_heads(by_k)
-assert (several_k.verdict, last_heads.verdict) == ("partly", "not reproduced") or scale.current() != "default", \
+assert (several_k.verdict, last_heads.verdict) == ("partly", "inconclusive") or scale.current() != "default", \
     (several_k.verdict, last_heads.verdict)
 record(several_k)
 record(last_heads)
@@ -156,7 +163,7 @@ print("fourth layer against three, pairs where one of the two learns:",
       ", ".join(f"{deep} vs {shallow} at k={k}" for deep, shallow, k in informative) or "none")
 if informative:
     four_layers = checks.heads.figure_7_four_layers(by_k)
-    assert four_layers.verdict == "not reproduced" or scale.current() != "default", four_layers.verdict
+    assert four_layers.verdict == "inconclusive" or scale.current() != "default", four_layers.verdict
     record(four_layers)
 
 # %% [markdown]
@@ -171,6 +178,13 @@ if informative:
 #   $k = 4$, none at $k = 3$.
 # - **A fourth layer does not speed learning**: $[1, 1, 1, 1]$ stays at $1/k$ like $[1, 1, 1]$,
 #   and $[1, 1, 1, 6]$ is slower than $[1, 1, 6]$. The paper reports four layers faster.
+#
+# Read over the three seeds, as the checks do, neither ordering is decided: the models that learn
+# do so in some seeds only, so their mean accuracy over training carries an interval that spans
+# most of $[1/k, 1]$, and Welch's test cannot rank a single last head below $2l$ heads, or a
+# fourth layer below three, at the check's level. Both claims therefore read **inconclusive**
+# (they read "not reproduced" on the seed means); the several-$k$ claim stays *partly*: $k = 2$ is
+# solved in every seed.
 #
 # A reading, not a proof: Theorem 6's match layer uses $2l$ heads because each pair $\pm i$ turns
 # one coordinate of the difference between two templates into a penalty $|\cdot|$, which a single
@@ -209,14 +223,15 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
         plt.show()
         print("final accuracy per seed:", acc5[:, -1].round(3))
         l5_check = checks.heads.figure_7_l5(lk)
-        assert l5_check.verdict == "not reproduced" or scale.current() != "default", l5_check.verdict
+        assert l5_check.verdict == "inconclusive" or scale.current() != "default", l5_check.verdict
         record(l5_check)
 
 # %% [markdown]
 # At $l = 5$ the model does not get there at our budget: two seeds of three leave $1/k$ but level
 # off far below 1 and the third stays at $1/k$ (the curves are flat over the second half of
-# training; final accuracies printed above), so this run does not
-# reproduce Figure 7 at the paper's $l$ and $k$. With 52 templates, every pair of which the match
+# training; final accuracies printed above). Over the three seeds the mean is decidedly below
+# 0.95, so the claim in full does not hold here; whether it is above 0.5 (the partial form) the
+# three seeds cannot tell, so the check reads **inconclusive**. With 52 templates, every pair of which the match
 # layer must tell apart, the task is much harder than at $l = 3$. The paper's 100 words do not
 # close the gap (next section); whether more steps or its SGD recipe do is open here, and a
 # `paper`-scale run on a GPU is the way to find out.
@@ -247,7 +262,7 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
         print(f"{size_p['n_words']} words, final accuracy per seed:", acc_p[:, -1].round(3),
               "· best over training:", acc_p.max(1).round(3))
         instance_check = checks.heads.figure_7_paper_instance(lp)
-        assert instance_check.verdict == "not reproduced" or scale.current() != "default", instance_check.verdict
+        assert instance_check.verdict == "inconclusive" or scale.current() != "default", instance_check.verdict
         record(instance_check)
         if lp.scale == "default":  # the reading below, made on the default run
             assert acc_p.max() < 0.25 + 0.05 and (lk is None or acc5[:, -1].max() > acc_p.max())
@@ -255,10 +270,10 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
 # %% [markdown]
 # On the paper's instance the same model does not leave chance: in the one seed we can afford on
 # a CPU, its accuracy reaches $1/k = 0.25$ within a few hundred steps and never rises above 0.3 in
-# 20,000 (final and best printed above), where with 10 words two seeds of three leave $1/k$. At our recipe the paper's
-# 100 words make the task harder, not easier. This does not reproduce Figure 7 on the paper's
-# instance; one seed, Adam and 20,000 steps are what we can say it for. The `paper` scale (five
-# seeds, 60,000 steps) is a GPU run.
+# 20,000 (final and best printed above), where with 10 words two seeds of three leave $1/k$. At
+# our recipe the paper's 100 words make the task harder, not easier. One seed decides nothing over seeds, so the claim
+# reads **inconclusive**; what the seed shows, at Adam and 20,000 steps, is no learning at all.
+# The `paper` scale (five seeds, 60,000 steps) is a GPU run.
 
 # %% [markdown]
 # (depth-discussion)=
@@ -272,7 +287,8 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
 #   several softmax heads the identity fails, which the paper leaves open. See {ref}`depth-limits`.
 # - **Figure 2.** The thresholds reproduce at reduced sizes: one layer memorizes and sits at $1/k$
 #   or chance elsewhere, two layers solve in-context QA and template matching, three solve
-#   in-context template matching while one and two do not. Panels a-c also hold at Sec. 9.1's own
+#   in-context template matching while one and two do not, but in three seeds of five only, which
+#   leaves panel d inconclusive over seeds. Panels a-c also hold at Sec. 9.1's own
 #   sizes ({ref}`depth-fig2-paper-sizes`); panel d's sizes need a GPU. They rely on the paper's
 #   initialisation: from random weights, at our budget, no depth learns the three generated tasks
 #   (two layers stay near $1/k$ and chance at the paper's sizes too). More depth is not
@@ -284,8 +300,9 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
 # - **Figures 4-7.** More heads speed memorization with Adam, and with the paper's SGD when each
 #   head count gets its own best learning rate (at one rate more heads are slower, because heads are
 #   averaged); heads do not change what is learned on in-context QA and template matching, but at
-#   one SGD rate they slow it. Figure 7's orderings do
-#   not reproduce: with templates of length 2 the fastest model has four last-layer heads, and with
+#   one SGD rate they slow it. Figure 7's orderings do not show, and over seeds cannot be
+#   decided (inconclusive): with templates of length 2 the fastest model has four last-layer
+#   heads, and with
 #   length 3 ({ref}`depth-fig7-k`) a single last head never learns while the construction's $2l$
 #   heads do (fully at $k = 2$, in two seeds of three at $k = 4$, still climbing at $k = 3$); a
 #   fourth layer is slower, not faster. At the paper's $l = 5$, $k = 4$ (10 words instead of 100)
