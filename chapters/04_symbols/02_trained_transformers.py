@@ -122,12 +122,12 @@ fig, axes = plots.panels(2, ncols=2, height=2.6, sharey=True)
 for ax, name in zip(axes, ("program (Fig. 1)", "αβα vs αββ")):
     plots.sweep(ns, {v: loss[name, v] for v in training.VARIANTS if (name, v) in loss}, ax=ax,
                 xlabel="training samples n (= alphabet size)", ylabel="test MSE, unseen symbols",
-                title=name, bounds=(0, None), legend=None)
+                title=name, bounds=(0, None), legend=None, band="ci95")
     ax.axhline(1.0, color="0.5", ls=":", lw=1)
     ax.set_xscale("log", base=2)
 plots.shared_legend(fig, axes, ncols=4)
 plots.stamp(fig, f"best validation step of {res.config['steps']} full-batch Adam steps (lr {res.config['lr']}); "
-                 "dotted: predicting 0; " + res.label())
+                 "dotted: predicting 0; bands: 95% intervals over seeds; " + res.label())
 plt.show()
 display(table(pd.DataFrame([{"task": t, "variant": v, **{f"n = {n}": loss[t, v][i].mean() for i, n in enumerate(ns)}}
                             for t in ("program (Fig. 1)", "αβα vs αββ") for v in training.VARIANTS if (t, v) in loss])
@@ -341,10 +341,11 @@ cns, cds, err = cv.copy_errors(cres)
 fig, axes = plots.panels(2, ncols=2, height=2.6, sharey=True)
 for ax, v in zip(axes, ("vanilla", "+VO")):
     plots.sweep(cns, {f"d = {d}": err[v, d] for d in cds}, ax=ax, xlabel="training samples n",
-                ylabel="test error, unseen tokens", title=v, bounds=(0, 1), legend=None)
+                ylabel="test error, unseen tokens", title=v, bounds=(0, 1), legend=None, band="ci95")
     ax.set_xscale("log", base=2)
 plots.shared_legend(fig, axes, ncols=len(cds))
-plots.stamp(fig, f"copy task, best validation step of {cres.config['copy_steps']} full-batch Adam steps; " + cres.label())
+plots.stamp(fig, f"copy task, best validation step of {cres.config['copy_steps']} full-batch Adam steps; bands: 95% "
+                 "intervals over seeds; " + cres.label())
 plt.show()
 display(table(pd.DataFrame({f"{v}, d = {d}": {f"n = {n}": err[v, d][i].mean() for i, n in enumerate(cns)}
                             for v in ("vanilla", "+VO") for d in cds})))
@@ -352,16 +353,16 @@ print("mean |b_h| learned:", {d: round(cv.mean_abs_scalar(cres, "mean_abs_b", va
 
 # %% tags=["hide-input"]
 fig5_check = checks.figure_5(cres)
-if cres.scale == "default":  # two seeds cannot decide the width gap; no variant reaches error 0.1 by n = 128
-    assert fig5_check.verdict == "inconclusive", fig5_check.verdict
+if cres.scale == "default":  # inverse scaling decided over five seeds; no variant reaches error 0.1 by n = 128
+    assert fig5_check.verdict == "partly", fig5_check.verdict
 record(fig5_check)
 
 # %% [markdown]
-# Over two seeds the check cannot decide Figure 5. The wider vanilla model copies worse at every
-# n of the table, by 0.33 at n = 128, but two seeds per arm leave Welch's test undecided at the
-# check's level, and $b_h I$ does not bring the error to 0.1 by n = 128 at either width, so how
-# many samples it saves cannot be read. It read "partly" when a gap of 0.2 between seed means
-# at our largest n counted as inverse scaling.
+# Over five seeds the inverse scaling is decided: at n = 128 the wider vanilla model's copy error
+# is 0.96 against the narrower one's 0.60 (Welch at the check's level, and no n the other way).
+# The second half is not shown: $b_h I$ does not bring the error to 0.1 by n = 128 at either
+# width, so how many samples it saves cannot be read from these runs. The claim is **partly**
+# shown. With two seeds the same gap could not be decided.
 
 # %% [markdown]
 # (sy-trained-differ)=
@@ -369,8 +370,8 @@ record(fig5_check)
 #
 # * **Where the kernel theory predicts training.** The early-time analysis of Theorems 5.1-5.2
 #   holds as computed: at initialisation only $b_h$ moves the loss on unseen tokens. The
-#   inverse scaling of Figure 5 shows in training too (at the same n, the wider vanilla model
-#   copies worse), though two seeds do not decide it. The kernel chapters' ranking of tasks by $\sigma_{\min}(N)$ agrees with the
+#   inverse scaling of Figure 5 appears in training too: at the same n, the wider vanilla model
+#   copies worse, decidedly so over five seeds. The kernel chapters' ranking of tasks by $\sigma_{\min}(N)$ agrees with the
 #   paper's trained transformers (Fig. 16: majority-4 is the hardest of the four). Their Figure 24
 #   analogue agrees with trained MLPs.
 # * **Where it does not, here.** At this CPU budget, Figure 21's direction holds on αβα vs
