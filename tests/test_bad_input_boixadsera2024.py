@@ -210,18 +210,28 @@ def test_gradient_ratios_refuse_what_does_not_fit_in_memory():
 
 # ----------------------------------------------------------------------------- curves.py
 def test_best_leaves_diverged_runs_out_and_refuses_empty_grids():
-    assert curves.best({1e-3: 0.5, 1e-2: 0.2}) == 0.2
-    assert curves.best({1e-3: 0.5, 1e-2: math.nan}) == 0.5  # was nan
-    assert curves.best(np.array([0.3, 0.1])) == 0.1
+    assert curves.best({1e-3: 0.5, 1e-2: 0.2}).tolist() == [0.2]
+    assert curves.best({1e-3: 0.5, 1e-2: math.nan}).tolist() == [0.5]  # was nan
+    assert curves.best(np.array([0.3, 0.1])).tolist() == [0.1]
+    # per seed: the rate of lowest mean, not each seed's own minimum; a rate with a diverged seed is out
+    per_seed = {1e-3: np.array([0.5, 0.1]), 1e-2: np.array([0.2, 0.3]), 3e-2: np.array([0.0, math.nan])}
+    assert curves.best(per_seed).tolist() == [0.2, 0.3] and curves.best_rate(per_seed) == 1e-2
     fails(lambda: curves.best({}), "best", "losses")
     fails(lambda: curves.best([math.nan, math.nan]), "best", "losses")
     fails(lambda: curves.best(["a"]), "best", "losses")
+    fails(lambda: curves.best_rate([0.1]), "best_rate", "losses")
+    fails(lambda: curves.best_rate({1e-3: [math.nan]}), "best_rate", "losses")
 
 
 @FAST
 @given(values=st.lists(st.floats(0, 10), min_size=1, max_size=6))
 def test_best_is_the_minimum_of_finite_losses(values):
-    assert curves.best(values) == min(values)
+    assert curves.best(values).tolist() == [min(values)]
+
+
+def test_by_lr_groups_each_rates_seeds():
+    got = curves.by_lr({"lr": [1e-3, 1e-3, 1e-2, 1e-2], "test": [0.1, 0.2, 0.3, 0.4]})
+    assert {lr: v.tolist() for lr, v in got.items()} == {1e-3: [0.1, 0.2], 1e-2: [0.3, 0.4]}
 
 
 # ----------------------------------------------------------------------------- training, mlp, last_layer

@@ -96,18 +96,21 @@ figures.hyperparameters(hres)
 display(table(figures.hyperparameter_table(hres)))
 
 # %% [markdown]
-# Each figure gets its own check. A knob "helps" if its best test loss over the learning rates
-# is lower; with one seed per learning rate, a difference under 0.05 counts as none.
+# Each figure gets its own check, decided over seeds: each arm is read at its own best learning
+# rate, and a difference counts when Welch's test rejects at the check's Bonferroni level. The
+# stored default run has **one seed per learning rate**, so every one of these checks reads
+# *inconclusive*: one seed draws a curve but cannot tell a difference from the spread between
+# seeds, which the previous chapter measured at up to 0.2 at one n. Five seeds of this sweep
+# would take about two hours on a 2-core CPU; the paper scale runs five.
 
 # %% tags=["hide-input"]
 # from the fewest samples no learning rate generalises (Fig. 8: far from 0 below n ≈ 2048)
-assert min(cv.lr_losses(hres)[min(cv.lr_losses(hres))].values()) > 0.5
-record(checks.figure_8(hres))
-fig9_check = checks.figures_9_and_10(hres)
-assert fig9_check.passed or scale.current() == "smoke"  # substituted at default
-record(fig9_check)
-record(checks.figure_11(hres))
-record(checks.figure_12(hres))
+assert min(v.mean() for v in cv.lr_losses(hres)[min(cv.lr_losses(hres))].values()) > 0.5
+b1_checks = [checks.figure_8(hres), checks.figures_9_and_10(hres), checks.figure_11(hres), checks.figure_12(hres)]
+if hres.scale == "default":  # one seed per learning rate decides nothing
+    assert [c.verdict for c in b1_checks] == ["inconclusive"] * 4, b1_checks
+for b1_check in b1_checks:
+    record(b1_check)
 
 # %% [markdown]
 # (sy-b1-width)=
@@ -133,7 +136,7 @@ ires = sweeps.result("identity_scalings")
 # %% tags=["hide-input"]
 figures.width_and_init(hres, ires)
 fig13_check = checks.figure_13(hres)
-assert fig13_check.verdict == "not reproduced" or scale.current() != "default", fig13_check.verdict  # the verdict of the stored default run
+assert fig13_check.verdict == "inconclusive" or hres.scale != "default", fig13_check.verdict  # one seed per rate
 record(fig13_check)
 fig15_check = checks.figure_15(hres, ires)
 assert fig15_check.passed or scale.current() == "smoke"  # substituted at default
@@ -158,7 +161,7 @@ record(fig15_check)
 
 # %%
 ll_ns = scale.pick(smoke=[256, 1024], default=[256, 1024, 4096, 16384], paper=[256, 1024, 4096, 16384])
-ll_seeds = range(scale.pick(smoke=1, default=3, paper=5))
+ll_seeds = range(scale.pick(smoke=1, default=5, paper=5))
 ll_shape = scale.pick(smoke=dict(d_model=64, n_heads=8, d_head=16, d_mlp=128),
                       default=dict(d_model=128, n_heads=16, d_head=64, d_mlp=256),
                       paper=dict(d_model=128, n_heads=16, d_head=64, d_mlp=256))
@@ -167,7 +170,10 @@ ll = analysis.last_layer_table(ll_ns, (1.0, 8.0, 64.0), ll_seeds, **ll_shape)
 # %% tags=["hide-input"]
 figures.last_layer(ll, ll_shape, ll_seeds, scale.current())
 assert ll[ll_ns[-1], 1.0].mean() > 0.85  # at the usual initialisation the random features do not separate the templates
-record(checks.figure_14(ll, ll_shape, ll_seeds))
+fig14_check = checks.figure_14(ll, ll_shape, ll_seeds)
+if scale.current() == "default":  # ×8 and ×64 below ×1, but ×64 not below ×8
+    assert fig14_check.verdict == "partly", fig14_check
+record(fig14_check)
 
 # %% [markdown]
 # (sy-template-knobs)=
@@ -284,7 +290,9 @@ display(table(figures.diagonal_table(pres)))
 figures.diagonal_maps(pres)
 init = cv.pretrained(pres)["base", "vanilla"]["diagonal_init"]
 assert max(np.abs(init["kq"]).max(), np.abs(init["vo"]).max()) < 0.5  # random heads have no diagonal
-record(checks.figure_7bc(pres))
+fig7bc_check = checks.figure_7bc(pres)
+assert fig7bc_check.verdict == "not reproduced" or pres.scale != "default", fig7bc_check  # no head above 1 in any seed
+record(fig7bc_check)
 
 # %% [markdown]
 # (sy-finetune)=
@@ -314,11 +322,10 @@ assert all(max(pres.get_exact(p)["train_loss_final"]) < 0.05 for p in pres.grid 
 # teaches.
 
 # %% tags=["hide-input"]
-fig7a_check = checks.figure_7a(pres)
-assert fig7a_check.verdict == "not reproduced" or scale.current() != "default", fig7a_check.verdict  # the verdict of the stored default run
+fig7a_check, fig23_check = checks.figure_7a(pres), checks.figure_23(pres)
+if pres.scale == "default":  # two seeds of fine-tuning per point: decided over seeds, neither claim can be read
+    assert [fig7a_check.verdict, fig23_check.verdict] == ["inconclusive", "inconclusive"], (fig7a_check, fig23_check)
 record(fig7a_check)
-fig23_check = checks.figure_23(pres)
-assert fig23_check.verdict == "not reproduced" or scale.current() != "default", fig23_check.verdict  # the verdict of the stored default run
 record(fig23_check)
 
 # %% [markdown]

@@ -26,27 +26,47 @@ def grid_values(result, key: str, **where) -> list:
 
 
 def by_lr(metrics: dict) -> dict:
-    """Test loss per learning rate of an ensemble whose members are learning rates (one seed each)."""
+    """Test loss per learning rate of an ensemble whose members are (learning rate, seed) pairs:
+    ``{lr: per-seed losses}`` (an array of one where each rate has one seed)."""
     validate.instance("by_lr", "metrics", metrics, dict)
     if "lr" not in metrics or "test" not in metrics or len(metrics["lr"]) != len(metrics["test"]):
         validate.fail("by_lr", "metrics", "an ensemble's metrics with one 'test' loss per 'lr'", sorted(metrics))
-    return dict(zip(metrics["lr"], metrics["test"]))
+    grouped: dict = {}
+    for lr, loss in zip(metrics["lr"], metrics["test"]):
+        grouped.setdefault(lr, []).append(loss)
+    return {lr: np.asarray(v, dtype=float) for lr, v in grouped.items()}
 
 
-def best(losses) -> float:
-    """The lowest test loss over a learning-rate grid (a dict by lr, or an array); a diverged
-    run (NaN loss) is left out of the choice, and a grid where every run diverged is refused."""
+def _by_rate(owner: str, losses) -> np.ndarray:
+    """``losses`` (a dict by lr, or an array ``(lrs,)`` or ``(lrs, seeds)``) as an array ``(lrs, seeds)``."""
     values = list(losses.values()) if isinstance(losses, dict) else losses
     try:
         values = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise validate.ArgumentTypeError(f"best: losses must be test losses (a dict by lr or an array), got {losses!r}"
-                                         ) from None
+        raise validate.ArgumentTypeError(f"{owner}: losses must be test losses (a dict by lr or an array), got "
+                                         f"{losses!r}") from None
     if values.size == 0:
-        validate.fail("best", "losses", "a non-empty set of test losses", losses)
-    if np.isnan(values).all():
-        validate.fail("best", "losses", "test losses of which at least one run did not diverge (not NaN)", losses)
-    return float(np.min(values) if not np.isnan(values).any() else np.nanmin(values))
+        validate.fail(owner, "losses", "a non-empty set of test losses", losses)
+    values = values.reshape(len(values), -1)
+    if np.isnan(values.mean(axis=1)).all():
+        validate.fail(owner, "losses", "test losses of which at least one rate has no diverged run (not NaN)", losses)
+    return values
+
+
+def best_rate(losses: dict):
+    """The learning rate whose mean test loss over seeds is lowest (``losses``: a dict by lr of
+    per-seed losses); a rate with a diverged run (a NaN loss) is left out of the choice."""
+    validate.instance("best_rate", "losses", losses, dict)
+    return list(losses)[int(np.nanargmin(_by_rate("best_rate", losses).mean(axis=1)))]
+
+
+def best(losses) -> np.ndarray:
+    """The per-seed test losses at the learning rate whose mean over seeds is lowest (App. B.1's
+    "best over the learning rates"; each arm of a comparison at its own best rate): ``losses`` is a
+    dict by lr of per-seed losses (or of one loss each), or an array ``(lrs,)`` or ``(lrs, seeds)``.
+    A rate with a diverged run (NaN) is left out, and a grid where every rate has one is refused."""
+    values = _by_rate("best", losses)
+    return values[int(np.nanargmin(values.mean(axis=1)))]
 
 
 # ----------------------------------------------------------------------------- chapter 2
@@ -108,19 +128,19 @@ def knob_n(hres) -> int:
 
 
 def lr_losses(hres) -> dict:
-    """Figure 8: ``{n: {lr: test loss}}`` of the learning-rate points."""
+    """Figure 8: ``{n: {lr: test loss per seed}}`` of the learning-rate points."""
     _result("lr_losses", "hres", hres)
     return {n: by_lr(hres.get(knob="lr", value=None, n=n)) for n in grid_values(hres, "n", knob="lr")}
 
 
 def batch_losses(hres) -> dict:
-    """Figures 9-10: ``{batch: {lr: test loss}}`` at :func:`knob_n`."""
+    """Figures 9-10: ``{batch: {lr: test loss per seed}}`` at :func:`knob_n`."""
     _result("batch_losses", "hres", hres)
     return {b: by_lr(hres.get(knob="batch", value=b, n=knob_n(hres))) for b in grid_values(hres, "value", knob="batch")}
 
 
 def knob_curves(hres, knob: str) -> dict:
-    """Figures 11-13: ``{value: test loss at each knob learning rate}`` at :func:`knob_n`; the
+    """Figures 11-13: ``{value: test loss (knob learning rate, seed)}`` at :func:`knob_n`; the
     knob's base value (the stored config's shape) is the learning-rate run at the same n."""
     _result("knob_curves", "hres", hres)
     validate.choice("knob_curves", "knob", knob, ("depth", "heads", "d_emb"))

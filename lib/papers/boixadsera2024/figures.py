@@ -23,13 +23,13 @@ def hyperparameters(hres):
     fig, axes = plots.panels(4, ncols=2, height=2.4, sharey=True)
     plots.sweep(lrs, {f"n = {n}": np.array([per[lr] for lr in lrs]) for n, per in cv.lr_losses(hres).items()},
                 ax=axes[0], xlabel="learning rate", ylabel="test MSE, unseen symbols", title="Fig. 8: lr × n",
-                bounds=(0, None), legend="inside")
+                bounds=(0, None), legend="inside", band="ci95")
     plots.sweep(knob_lrs, {f"batch {b}": np.array([batch[b][lr] for lr in knob_lrs]) for b in batch}, ax=axes[1],
                 xlabel="learning rate", title=f"Figs. 9-10: batch ({hres.config['batch_epochs']} epochs)",
-                bounds=(0, None), legend="inside")
+                bounds=(0, None), legend="inside", band="ci95")
     for ax, knob, title in zip(axes[2:], ("depth", "heads"), ("Fig. 11: depth", "Fig. 12: heads")):
         plots.sweep(knob_lrs, {f"{knob} {v}": c for v, c in cv.knob_curves(hres, knob).items()}, ax=ax,
-                    xlabel="learning rate", title=title, bounds=(0, None), legend="inside")
+                    xlabel="learning rate", title=title, bounds=(0, None), legend="inside", band="ci95")
     for ax in axes:
         _log_lr_axis(ax, lrs if ax is axes[0] else knob_lrs)
         ax.axhline(1.0, color="0.5", ls=":", lw=1)
@@ -39,13 +39,13 @@ def hyperparameters(hres):
 
 
 def hyperparameter_table(hres) -> pd.DataFrame:
-    """Every test loss of Figures 8-13, one row per knob value, one column per learning rate."""
+    """Every test loss of Figures 8-13 (mean over seeds), one row per knob value, one column per learning rate."""
     knob_lrs, batch = hres.config["knob_lrs"], cv.batch_losses(hres)
-    rows = [{"knob": "learning rate", "value": f"n = {n}", **{f"lr {lr:g}": loss for lr, loss in per.items()}}
+    rows = [{"knob": "learning rate", "value": f"n = {n}", **{f"lr {lr:g}": float(np.mean(loss)) for lr, loss in per.items()}}
             for n, per in cv.lr_losses(hres).items()]
     rows += [{"knob": f"batch ({hres.config['batch_epochs']} epochs)", "value": b,
-              **{f"lr {lr:g}": batch[b][lr] for lr in knob_lrs}} for b in batch]
-    rows += [{"knob": knob, "value": v, **{f"lr {lr:g}": c[i] for i, lr in enumerate(knob_lrs)}}
+              **{f"lr {lr:g}": float(np.mean(batch[b][lr])) for lr in knob_lrs}} for b in batch]
+    rows += [{"knob": knob, "value": v, **{f"lr {lr:g}": float(np.mean(c[i])) for i, lr in enumerate(knob_lrs)}}
              for knob in ("depth", "heads", "d_emb") for v, c in cv.knob_curves(hres, knob).items()]
     return pd.DataFrame(rows).set_index(["knob", "value"])
 
@@ -57,10 +57,11 @@ def width_and_init(hres, ires):
     fig, axes = plots.panels(2, ncols=2, height=2.5)
     plots.sweep(knob_lrs, {f"d = {v}": c for v, c in cv.knob_curves(hres, "d_emb").items()}, ax=axes[0],
                 xlabel="learning rate", ylabel="test MSE, unseen symbols", title=f"Fig. 13: width (n = {cv.knob_n(hres)})",
-                bounds=(0, None), legend="inside")
+                bounds=(0, None), legend="inside", band="ci95")
     _log_lr_axis(axes[0], knob_lrs)
     plots.sweep(ns, {k: np.stack([per[n] for n in ns]) for k, per in loss.items()}, ax=axes[1],
-                xlabel="training samples n", title="Fig. 15: initialisation (lr 1e-3)", bounds=(0, None), legend="inside")
+                xlabel="training samples n", title="Fig. 15: initialisation (lr 1e-3)", bounds=(0, None), legend="inside",
+                band="ci95")
     axes[1].set_xscale("log", base=2)
     for ax in axes:
         ax.axhline(1.0, color="0.5", ls=":", lw=1)
