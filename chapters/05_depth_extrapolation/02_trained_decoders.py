@@ -251,13 +251,15 @@ plt.show()
 
 # %% tags=["hide-input"]
 figure5 = checks.figure_5(comp_result)
-if comp_result.scale != "smoke":
-    assert figure5.partly  # the part that holds at our scale (the sign does not: see below)
+if comp_result.scale == "default":
+    assert figure5.verdict == "inconclusive"  # the low rank is not decided over five seeds; the sign fails
 record(figure5)
 
 # %% [markdown]
-# The low rank reproduces: the last layer's $\sigma_1/\sigma_2$ is about twice as large in the
-# model that generalizes (the verdict's line gives the numbers). The sign does not: read as the
+# The low rank is suggestive but not decided: on average the last layer's $\sigma_1/\sigma_2$ is
+# about twice as large in the model that generalizes, but it varies so much between the five seeds
+# (the verdict's line gives the interval) that Welch's test cannot put it above 1.5 times the
+# one-word models'. The sign does not reproduce: read as the
 # layer's map, its top eigenvalue is never real and negative in our five seeds (real and positive
 # in two, complex in three). Transposing the product
 # leaves the eigenvalues unchanged, but nanoGPT's literal $W_v W_{\rm proj}^\top$ is another matrix:

@@ -24,7 +24,7 @@
 # it has seen, poorly on the others, and worse still on expressions deeper than its training
 # data. This chapter builds the task exactly as the paper describes it (the generator of
 # Algorithm 1, sympy's `simplify_logic` as the oracle, the 14-token vocabulary, the 128
-# held-out forms), checks it against the paper's printed examples, and reproduces Figure 1 at a
+# held-out forms), checks it against the paper's printed examples, and runs Figure 1's experiment at a
 # CPU scale. It closes the part with what the three chapters found.
 #
 # **Scale.** The paper trains a decoder of about $10^8$ parameters ($d = 1024$, $L = h = 8$,
@@ -196,9 +196,17 @@ plt.show()
 
 # %% tags=["hide-input"]
 figure1 = checks.figure_1(bool_result)
-if bool_result.scale != "smoke":  # smoke models train for seconds: their numbers are no evidence
-    assert figure1.passed
+if bool_result.scale == "default":  # one seed: the table has the paper's shape, but nothing is decided over seeds
+    assert figure1.verdict == "inconclusive"
 record(figure1)
+
+# %% [markdown]
+# The table has the paper's shape: training at depth 3 is best on depth-3 tests, in and out of
+# sample, and beats always-`true`; out-of-sample accuracy on depth-6 tests stays near 0. The
+# verdict is nonetheless *inconclusive*: the check decides each of these by intervals over seeds,
+# and the stored default run has one seed per training depth (a sweep of about 18 minutes on a
+# 2-core CPU; five seeds would take about 80). With one seed, a gap such as 99 against 84 correct
+# answers of 250 cannot be told from the spread between two trainings.
 
 # %% [markdown]
 # (dx-part-summary)=
@@ -213,7 +221,8 @@ record(figure1)
 #   data and the depth gap (see the verdicts there, several of which differ from the paper at our
 #   scale).
 # * **Boolean simplification** shows the same tension on a task people care about, and its
-#   shape reproduces at our small scale: on depth-3 tests the model trained at depth 3 is best,
+#   shape shows at our small scale, in one seed (so the verdict is *inconclusive*): on depth-3
+#   tests the model trained at depth 3 is best,
 #   about 40% in sample against 7% out of sample (the paper: 68% and 9%); on depth-6 tests out of
 #   sample stays below 1% whatever the training depth, while in sample rises with it. Only
 #   in-sample accuracy clears the always-`true` baseline (a fifth of the answers), and on depth-6
