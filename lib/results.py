@@ -1256,6 +1256,24 @@ def all_results(directory: Path | None = None) -> list[Result]:
     return out
 
 
+def times_table(results: Sequence[Result], scale: str = "default") -> str:
+    """Each stored sweep at ``scale``: its recompute time (the sum of its points' wall times, on
+    the machine its provenance names) and its seeds, then each paper's total and the sum: the
+    budget a full recompute of that scale costs."""
+    scale = _scale.validate(scale)
+    rows = sorted((r for r in results if r.scale == scale), key=lambda r: r.name)
+    lines, totals = [f"{'sweep':45s} {'seeds':>5s} {'minutes':>8s}"], {}
+    for r in rows:
+        seeds = r.provenance.get("seeds")
+        paper = r.name.split("_")[0]
+        totals[paper] = totals.get(paper, 0.0) + r.wall_s
+        lines.append(f"{r.name:45s} {len(seeds) if seeds else '-':>5} {r.wall_s / 60:8.1f}"
+                     + ("" if r.complete else f"  (incomplete: {len(r.points)}/{len(r.grid)} points)"))
+    lines += [f"{'total, ' + paper:45s} {'':5s} {t / 60:8.1f}" for paper, t in totals.items()]
+    lines.append(f"{'total':45s} {'':5s} {sum(totals.values()) / 60:8.1f}")
+    return "\n".join(lines)
+
+
 def check(directory: Path | None = None) -> list[Result]:
     """Results whose ``lib`` code hash no longer matches (or that are incomplete)."""
     return [r for r in all_results(directory) if r.is_stale() or not r.complete]
@@ -1263,7 +1281,7 @@ def check(directory: Path | None = None) -> list[Result]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m lib.results {check|list|rehash|verify NAME [NAME ...] [--scale SCALE] | verify --stale}"
+    usage = ("usage: python -m lib.results {check|list|rehash|times [SCALE]|verify NAME [NAME ...] [--scale SCALE] | verify --stale}"
              " [--against COMMIT]\n"
              "  list    every result under data/ with its scale, size and provenance\n"
              "  check   the results whose lib code hash no longer matches (exit 1 if any)\n"
@@ -1271,15 +1289,20 @@ def main(argv: Sequence[str] | None = None) -> int:
              "          identical, record it as verified under the current code (exit 1 if not);\n"
              "          --against COMMIT: compare COMMIT's code with the current code on this machine\n"
              "  rehash  re-express the hash of every fresh result in the current hash version\n"
+             "  times [SCALE]  each stored sweep's recompute time and seeds at SCALE (default), with each paper's total\n"
              "  gaps NAME [NAME ...] [--max-s S]  measure how far this process's kernels land from the stored\n"
              "          default-scale numbers (run with ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 on an\n"
              "          AVX-512 machine); kept in data/bench/rounding_gaps.json for tolerance=\"measured\"")
-    if argv[:1] not in (["check"], ["list"], ["verify"], ["rehash"], ["gaps"]):
+    if argv[:1] not in (["check"], ["list"], ["verify"], ["rehash"], ["gaps"], ["times"]):
         print(usage)
         return 2
     if argv[0] == "gaps":
         return _gaps_main(argv[1:])
     results = all_results()
+    if argv[0] == "times":
+        scale = _scale.validate(argv[1]) if len(argv) > 1 else "default"
+        print(times_table(results, scale))
+        return 0
     if argv[0] == "rehash":
         done = [r for r in results if r.rehash()]
         for r in done:

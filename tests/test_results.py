@@ -445,3 +445,16 @@ def test_verify_says_identical_within_tolerance_or_differs_by_the_sweeps_declare
         results.Tolerance({"acc": 0.01})
     with pytest.raises(ValueError, match="finite numbers"):
         results.Tolerance({"acc": -1}, why="x")
+
+
+def test_times_sums_each_papers_sweeps_at_one_scale(store, capsys):
+    a = results.run("pa_one", {"seeds": [0, 1]}, [{"x": 1}, {"x": 2}], square, scale="default", progress=False)
+    b = results.run("pa_two", {"seeds": [0]}, [{"x": 3}], square, scale="default", progress=False)
+    results.run("pb_one", {"seeds": [0]}, [{"x": 4}], square, scale="smoke", progress=False)  # another scale: left out
+    table = results.times_table(results.all_results(), "default").splitlines()
+    assert [line.split()[:2] for line in table[1:3]] == [["pa_one", "2"], ["pa_two", "1"]]
+    assert float(table[-2].split()[-1]) == pytest.approx((a.wall_s + b.wall_s) / 60, abs=0.05)
+    assert table[-2].startswith("total, pa") and table[-1].startswith("total") and "pb" not in "".join(table)
+    assert results.main(["times"]) == 0 and "pa_one" in capsys.readouterr().out
+    with pytest.raises(ValueError):
+        results.times_table([], "huge")
