@@ -194,6 +194,22 @@ def compare(a, b, *, level: float = LEVEL, floor: float | None = None, ceiling: 
     return "greater" if a.mean() > b.mean() else "less"
 
 
+def no_reversal(values, expected: str, *, level: float = LEVEL, floor: float | None = None,
+                ceiling: float | None = None) -> bool:
+    """Whether no step between neighbours goes decidedly against ``expected`` (``"increasing"`` or
+    ``"decreasing"``): ``values[i]`` are the seeds' values at the i-th x, in order, and each
+    neighbouring pair is compared (:func:`compare` at ``level``, with its floor/ceiling rule).
+    Two-valued (True or False), as "monotone" is read over seeds: seed noise seldom decides a step,
+    so a claim of a monotone change reads it beside a decided change (a rise, a trend) that noise
+    leaves undecided."""
+    validate.choice("stats.no_reversal", "expected", expected, ("increasing", "decreasing"))
+    if len(values) < 2:
+        validate.fail("stats.no_reversal", "values", "the seeds' values at two x or more", values)
+    against = "less" if expected == "increasing" else "greater"
+    return not any(compare(b, a, level=level, floor=floor, ceiling=ceiling) == against
+                   for a, b in zip(values, values[1:]))
+
+
 def difference_interval(a, b, level: float = LEVEL) -> Interval:
     """The difference of means ``mean(a) - mean(b)`` of two arms' per-seed values with its
     Welch interval (``scipy.stats.ttest_ind(equal_var=False).confidence_interval``): what a

@@ -73,6 +73,7 @@ def test_saturation_readings_refuse_bad_shares():
     fails(lambda: readings.concave_fits([-1, 2, 3], [1, 2, 3]), "concave_fits", "h")
     fails(lambda: readings.group_T(3), "group_T", "label")
     fails(lambda: readings.heads_fits("fig2a"), "heads_fits", "result")
+    fails(lambda: readings.heads_lines("fig2a"), "heads_lines", "result")
 
 
 # ----------------------------------------------------------------------------- training.py
@@ -219,6 +220,7 @@ def test_official_and_comparison_helpers_refuse_bad_input():
     fails(lambda: comparison.ablation({("official", 4): np.array([1.5])}, [42]), "ablation", "cells")
     assert comparison.ablation(cells, [42, 1, 2])["matched"]
     fails(lambda: trained.figure_5_reading({}), "figure_5_reading", "results")
+    fails(lambda: trained.log_relative_mse({}, "H"), "log_relative_mse", "result")
     fails(lambda: trained.merged_series([]), "merged_series", "rs")
 
 

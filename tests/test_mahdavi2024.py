@@ -363,6 +363,40 @@ def test_heads_fits_read_a_sweep_against_h_on_its_unsaturated_points_only():
     assert abs(fits["T=2000"]["slope"] - 150) < 1e-9 and fits["T=2000"]["r2"] > 0.999999
 
 
+def test_heads_lines_fit_each_seed_on_the_points_unsaturated_in_the_mean():
+    """The checks' per-seed form of :func:`heads_fits`: the points are chosen from the seed mean,
+    then each seed gets its own line, with its R^2 and its margin over sqrt(H) and log(1 + H)."""
+    from lib.papers.mahdavi2024.readings import heads_lines
+    from lib.results import Result
+
+    def point(T, H, accs):
+        return {"point": {"T": T, "H": H, "n": 32, "d_h": 64}, "result": {"seeds": [0, 1], "acc": accs},
+                "wall_s": 0.0}
+
+    # seed 0: 150 examples per head; seed 1: a concave count (sqrt(H)); H = 8: 0.97 in the mean
+    linear = [point(2000, H, [min(1.0, 150 * H / 2000), min(1.0, 300 * np.sqrt(H) / 2000)]) for H in (1, 2, 4, 8)]
+    capped = [point(500, H, [min(1.0, 150 * H / 500)] * 2) for H in (1, 2, 4, 8)]
+    result = Result("fake", "default", {"config": {}}, grid=[p["point"] for p in linear + capped],
+                    points=linear + capped)
+    lines = heads_lines(result)
+    assert list(lines) == ["T=2000"] and lines["T=2000"]["H"] == [1, 2, 4, 8]
+    line = lines["T=2000"]
+    assert abs(line["slope"][0] - 150) < 1e-9 and line["r2"][0] > 0.999999 and line["margin"][0] > 0
+    assert line["margin"][1] < 0  # the concave seed: sqrt(H) fits it better than a line
+
+
+def test_log_relative_mse_is_each_seeds_mse_over_its_label_variance_floored_at_fitted():
+    from lib.papers.mahdavi2024 import trained
+    from lib.results import Result
+
+    points = [{"point": {"T": 50, "H": H, "n": 8, "d_h": 16},
+               "result": {"seeds": [0, 1], "mse": [0.01 * var, 1e-9], "label_var": var}, "wall_s": 0.0}
+              for H, var in ((1, 0.08), (2, 0.09))]
+    xs, per_T = trained.log_relative_mse(Result("fake", "default", {"config": {}}, grid=[p["point"] for p in points],
+                                                points=points), "H")
+    assert xs == [1, 2] and np.allclose(per_T["T=50"], [[-2, np.log10(trained.FITTED)]] * 2)
+
+
 def test_group_T_reads_a_T_label_and_refuses_any_other():
     from lib.papers.mahdavi2024.readings import group_T
 

@@ -160,3 +160,21 @@ def test_any_holds_and_within():
     assert stats.within([0.8], same, 0.05) is None
     with pytest.raises(ValueError, match=r"stats\.within: margin"):
         stats.within(same, same, 0.0)
+
+
+def test_no_reversal_fails_only_on_a_decided_step_the_other_way():
+    rng = np.random.default_rng(2)
+    rising = [0.2 + 0.1 * i + 0.01 * rng.standard_normal(5) for i in range(4)]
+    assert stats.no_reversal(rising, "increasing") is True
+    assert stats.no_reversal(rising, "decreasing") is False
+    assert stats.no_reversal(rising[::-1], "decreasing") is True
+    dip = rising[:2] + [rising[0] - 0.1] + rising[3:]  # one step decidedly down
+    assert stats.no_reversal(dip, "increasing") is False
+    flat = [0.5 + 0.05 * rng.standard_normal(5) for _ in range(4)]  # noise decides no step
+    assert stats.no_reversal(flat, "increasing") is True and stats.no_reversal(flat, "decreasing") is True
+    # a fall between two arms at the ceiling is no reversal (the floor/ceiling rule of compare)
+    assert stats.no_reversal([[1.0, 1.0, 1.0], [0.992, 0.991, 0.993]], "increasing", ceiling=1.0) is True
+    assert stats.no_reversal([[1.0, 1.0, 1.0], [0.992, 0.991, 0.993]], "increasing") is False
+    for bad in (lambda: stats.no_reversal(rising, "flat"), lambda: stats.no_reversal(rising[:1], "increasing")):
+        with pytest.raises(ValueError, match=r"stats\.no_reversal: \w+"):
+            bad()

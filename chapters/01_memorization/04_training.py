@@ -207,16 +207,15 @@ fit_table = pd.DataFrame(trends["fits"]).T
 table(fit_table)
 
 # %% [markdown]
-# The check (`lib.papers.mahdavi2024.checks.figure_2a`) takes the paper's own threshold,
-# $R^2 \ge 0.98$, with the line fitting best, as the full claim, and a clearly rising line
-# ($R^2 \ge 0.9$) as its partly form. Figure 2b's rise is measured from $n = 2$: from $n = 1$,
-# where a shared context gives every example the same output, it could not fail. At smoke scale
-# (2 seeds, 250 steps, $n$ up to 4) $n = 2$ and $4$ are still level, so there the rise is
-# recorded, not asserted. "Flat after $d_h = n$" is evidence only where a gain could show: the
-# accuracy at $d_h = n$ at least 0.1 below 1 (twice the 0.05 tolerance); nearer the ceiling the
-# check is the partly form. The $d_h$ effect is the weakest of the three (the notes saw it
-# non-monotone with few seeds and steps); at smoke scale (2 seeds, 400 steps, $T = 60$) it is
-# within the noise, so it too is asserted from the default scale up.
+# The checks decide over seeds (`lib.stats`; four seeds here), each check's tests at its
+# Bonferroni level. Figure 2a fits a line to each seed's memorized count on the unsaturated
+# points and asks for a rising slope, an $R^2$ above the paper's 0.98 and a line that fits better
+# than $\sqrt{H}$ and $\log(1+H)$; its partly form asks for $R^2$ above 0.9. Figure 2b asks for a
+# rise of more than 0.1 from $n = 2$ (from $n = 1$, where a shared context gives every example the
+# same output, it could not fail) and no step decidedly down. Figure 2c asks for a rise of more
+# than 0.1 up to $d_h = n$ and, in full, every $d_h > n$ within 0.05 of it: evidence only where a
+# gain could show, so the accuracy at $d_h = n$ must be decidedly below 0.9. The table above and
+# the lines below are seed means; at smoke scale (2 seeds, 250 steps) the checks decide nothing.
 
 # %%
 means_n, n_fixed = trends["means_n"], trends["n"]
@@ -229,11 +228,19 @@ print(f"accuracy by d_h {readable(trends['at_d'])}; n = {n_fixed}; room above d_
 # %% tags=["hide-input"]
 fig2_checks = [checks.figure_2a(results), checks.figure_2b(results), checks.figure_2c(results)]
 smoke = scale.current() == "smoke"
-assert fig2_checks[0].passed or fig2_checks[0].partly
-assert trends["monotone_n"] and (fig2_checks[1].passed or smoke)
-assert trends["rises_d"] or smoke
+assert trends["monotone_n"] and (trends["rises_d"] or smoke)  # the seed means' trends
+if results["fig2a"].scale == "default":  # over four seeds: the rise in n is decided, R^2 and d_h's flatness are not
+    assert [c.verdict for c in fig2_checks] == ["inconclusive", "substituted", "partly"], fig2_checks
 for check in fig2_checks:
     record(check)
+
+# %% [markdown]
+# Over four seeds the rise in $n$ is decided (by about 0.49 and 0.34 from $n = 2$; *substituted*
+# only because our sizes are not the paper's), and so is the rise in $d_h$ up to $d_h = n$; at
+# 0.94 there, too near 1 for a gain beyond to show, Figure 2c is *partly*. Figure 2a is
+# *inconclusive*: every seed's line rises (about 53 and 59 examples per head), but single seeds'
+# lines fit with $R^2$ of 0.96-0.97 on average, and four seeds decide it neither above the
+# paper's 0.98 nor above 0.9 (the verdict's line gives the intervals).
 
 # %% [markdown]
 # (mem-fig2-official)=
@@ -267,7 +274,7 @@ table(trend_table)
 
 # %% tags=["hide-input"]
 fig2_official = checks.figure_2_official(results)
-assert fig2_official.verdict == "partly" or scale.current() != "default", fig2_official.verdict  # the stored default runs' verdict
+assert fig2_official.verdict == "inconclusive" or scale.current() != "default", fig2_official.verdict  # R^2 undecided
 record(fig2_official)
 
 # %% [markdown]
@@ -283,8 +290,9 @@ record(fig2_official)
 # - Beyond $d_h = n$ ours stays flat (within 0.05), but at 0.94 at $d_h = n$ it sits too near 1
 #   for a gain to show, so that reading is not evidence on our recipe. The official recipe,
 #   further from the ceiling (0.77 at $d_h = 8$), reaches 0.86 at $d_h = 12$ before falling back
-#   to 0.79 at 16: with four seeds one point, not a trend, but it fails the "flat after" check.
-#   Both Figure 2c claims are therefore "partly".
+#   to 0.79 at 16: with four seeds one point, not a trend, and over seeds undecided.
+# - Decided over seeds, the official recipe's check is *inconclusive* for the same reason as our
+#   Figure 2a: each seed's line rises, but four seeds do not put its $R^2$ above 0.98 or 0.9.
 # - At the same budget the official recipe memorizes less (at $T = 400$, $H = 8$: 0.82 against
 #   0.99), as the small comparison above predicts.
 #

@@ -186,12 +186,15 @@ stamp(fig, "; ".join(results[name].label() for name, *_ in fig4_panels))
 plt.show()
 
 # %% [markdown]
-# The check (`checks.figure_4`) compares per-example contexts with a shared one where the two
-# grids share $(T, H)$, and asks that the regression MSE never rise with $H$ or with $n$ ($10^{-4}$
-# of float noise). The paper's own reading, "linear in $H$", needs unsaturated points to fit: with
-# per-example contexts every curve here saturates by $H = 4$, which leaves too few (rule 4 of the
-# report card), so the full claim cannot be checked at this scale and the check's partly form is
-# what can hold (the next section tests it at the paper's $d = 64$, $n = 32$).
+# The check (`checks.figure_4`) decides over seeds, at its Bonferroni level: per-example contexts
+# memorize more than a shared one (Welch, where the two grids share $(T, H)$: more somewhere, less
+# nowhere), $n = 1$ stays above 0.1, no $H$ curve decidedly falls and the regression MSE never
+# decidedly rises with $H$ or with $n$ (read as log10 of its share of the label variance, with
+# $10^{-4}$ counted as fitted). The paper's own reading, "linear in $H$", needs unsaturated points
+# to fit: with per-example contexts every curve here saturates by $H = 4$, which leaves too few
+# (rule 4 of the report card), so the full claim cannot be checked at this scale (the next
+# section tests it at the paper's $d = 64$, $n = 32$). The partly form is undecided too: at
+# $T = 400$ the accuracy at $n = 1$, 0.12, is not decided above 0.1 by four seeds.
 
 # %%
 fig4 = trained.figure_4_reading(results)
@@ -204,7 +207,10 @@ print("regression, training MSE by H:", readable({g: a.mean(1) for g, a in fig4[
 
 # %% tags=["hide-input"]
 assert fig4["more"] and (fig4["reg_falls"] or scale.current() == "smoke")  # smoke's 400 steps do not converge
-record(checks.figure_4(results))
+fig4_check = checks.figure_4(results)
+if results["fig4_heads"].scale == "default":  # no line to test; n = 1 at T = 400 undecided against 0.1
+    assert fig4_check.verdict == "inconclusive", fig4_check
+record(fig4_check)
 
 # %% [markdown]
 # (mem-fig4-d64)=
@@ -271,8 +277,11 @@ if d64["results"][shared_name][0].scale == "default":  # the reading below, made
     assert d64["largest_h_fits"][shared_name]["T=2000"] and d64["largest_h_fits"][general_name]["T=2000"]
     assert d64["untested"][general_name]
     assert max(d64["count_ratio"], key=d64["count_ratio"].get) == "T=2000, H=2"
-record(checks.figure_2a_d64(results))
-record(checks.figure_4_d64(results))
+d64_checks = [checks.figure_2a_d64(results), checks.figure_4_d64(results)]
+if d64["results"][shared_name][0].scale == "default":  # two seeds decide nothing at these tests' levels
+    assert [c.verdict for c in d64_checks] == ["inconclusive", "inconclusive"], d64_checks
+for d64_check in d64_checks:
+    record(d64_check)
 
 # %% [markdown]
 # What the default runs show (numbers above):
@@ -287,8 +296,8 @@ record(checks.figure_4_d64(results))
 # - **With a shared context the count grows faster than linearly** from $H = 1$ to $H = 4$, at
 #   both $T$: the examples gained per added head rise from the second head to the third and
 #   fourth (printed above). A line fits better than $\sqrt{H}$ and $\log(1 + H)$, but on three
-#   points of a convex curve its $R^2$ stays below the paper's 0.98, so Figure 2a at these sizes
-#   is recorded as partly. The second curve, at $T = 4000$, was added once $T = 2000$ proved too small; $H = 8$
+#   points of a convex curve its $R^2$ stays below the paper's 0.98; decided over two seeds,
+#   Figure 2a at these sizes is *inconclusive* (no slope is decided positive). The second curve, at $T = 4000$, was added once $T = 2000$ proved too small; $H = 8$
 #   just reaches the 0.95 cut there, so it too keeps three unsaturated points. This rests on
 #   three points per curve, two seeds and one budget: the runs that did not fit every example
 #   trained the whole 2,000 steps, and the models with few heads may be the furthest from what
@@ -296,9 +305,10 @@ record(checks.figure_4_d64(results))
 #   to 16,000) is the run that would tell, on a GPU.
 # - **Per-example contexts memorize at least as many examples at every $H$**, and more wherever
 #   neither fits everything, as at the reduced sizes; the ratio is largest at $H = 2$. With two
-#   unsaturated points the linearity in $H$ is not tested (rule 4 of the report card), so
-#   Figure 4 at these sizes is recorded as partly: the part that holds is the comparison with a
-#   shared context, which is our reading of the caption's $H(d-1)+1$, not a sentence of the paper.
+#   unsaturated points the linearity in $H$ is not tested (rule 4 of the report card), and over two
+#   seeds the comparison with a shared context (our reading of the caption's $H(d-1)+1$, not a
+#   sentence of the paper) is not decided at any $(T, H)$, so Figure 4 at these sizes is
+#   *inconclusive*.
 
 # %% [markdown]
 # (mem-fig5)=
@@ -320,10 +330,13 @@ plt.show()
 # optimizer ($10^{-14}$ to $10^{-6}$), and the order of runs on that floor is noise, which the
 # log scale magnifies (the paper's caption warns of the same). So the check counts an MSE below
 # $10^{-4}$ times the label variance (an RMS error under 1% of the labels' spread) as fitted, and
-# compares the median seed. The drop in $n$ is measured from $n = 2$: with a shared context,
-# $n = 1$ gives every example the same output, so its MSE is the label variance whatever the
-# model, and a drop from it could not fail. The full check asks for a tenfold drop along each
-# axis, the partly form for a fall.
+# decides over seeds on log10 of each seed's MSE as a share of the label variance. The drop in
+# $n$ is measured from $n = 2$: with a shared context, $n = 1$ gives every example the same
+# output, so its MSE is the label variance whatever the model, and a drop from it could not fail.
+# The full check asks for a drop decidedly above tenfold along each axis and no step decidedly
+# up, the partly form for a decided fall. Over four seeds the drop along $n$ at $T = 50$ (about
+# one decade, from $-0.8$ to $2.8$ decades) is decided neither way, so the verdict is
+# *inconclusive*.
 
 # %%
 fig5 = trained.figure_5_reading(results)
@@ -336,7 +349,9 @@ print("median MSE at the smallest / the largest value:", ", ".join(f"{g}: {v:.3g
 # more heads even optimize more slowly. There we assert only that some run learned (MSE below half
 # the label variance); the trend itself is asserted from the default scale up.
 fig5_check = checks.figure_5(results)
-assert fig5_check.passed or fig5_check.partly or (scale.current() == "smoke" and fig5["learned"])
+assert fig5["decreasing"] or (scale.current() == "smoke" and fig5["learned"])  # the median seed's trend
+if results["fig5_heads"].scale == "default":  # the drop along n at T = 50 is undecided over four seeds
+    assert fig5_check.verdict == "inconclusive", fig5_check
 record(fig5_check)
 
 # %% [markdown]
@@ -350,12 +365,13 @@ record(fig5_check)
 #   than $H(n-1)+1$ (Figure 3's runs above), because fitting a class needs only the arg-max right
 #   and the trained embedding and decoder add parameters of their own. The theorem is a lower
 #   bound; the only hard upper bound is of the order of the parameter count.
-# - **The trends hold at our scale where the data can show them**, with our numbers in the report
-#   card: growth in $H$ on the non-saturated part (a line fits it with $R^2 \ge 0.978$, but on
-#   four points a concave curve fits as well, so "linear" is not singled out everywhere),
-#   monotone in $n$, rising in $d_h$ up to $n$ (flat after, where our accuracy is too near 1 for
-#   a gain to show), more memorized with per-example contexts, MSE falling with $H$ and $n$ in
-#   regression (tenfold from $n = 2$ only at $T = 100$). Figure 2's trends are
+# - **The trends show at our scale, and some are decided over seeds**, with our numbers in the
+#   report card. Decided: memorization rises with $n$ and with $d_h$ up to $n$, and per-example
+#   contexts memorize more than a shared one. Shown by the seed means but not decided by four
+#   seeds (so *inconclusive*): growth in $H$ that is linear (a line through the means fits with
+#   $R^2 \ge 0.978$, single seeds' lines less well, and on four points a concave curve fits as
+#   well), flat after $d_h = n$ (our accuracy there is too near 1 for a gain to show), and MSE
+#   falling tenfold with $H$ and $n$ in regression. Figure 2's trends are
 #   the same on the official code's recipe, whose absolute numbers are lower at the same budget
 #   ({ref}`mem-fig2-official`); on the code's own configuration that recipe lands on the code's
 #   numbers seed by seed ({ref}`mem-official`).

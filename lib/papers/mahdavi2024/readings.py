@@ -13,6 +13,9 @@
   (``n_from``) instead;
 * **flat beyond d_h = n** (Fig. 2c): a gain beyond d_h = n can show only if the accuracy at
   d_h = n leaves room below 1; ``room_d`` asks for at least twice the ``flat`` tolerance.
+
+These read the seed means (the chapters' tables). The checks decide the same readings over seeds
+(:mod:`lib.papers.mahdavi2024.checks.training`), with :func:`heads_lines`: a line per seed.
 """
 from __future__ import annotations
 
@@ -98,6 +101,30 @@ def heads_fits(result: Result, *, saturated: float = 0.95, least: int = 3) -> di
             h, count = np.array(xs)[keep], group_T(group) * mean[keep]
             fits[group] = {"points": int(keep.sum()), **linear_fit(h, count), **concave_fits(h, count)}
     return fits
+
+
+def heads_lines(result: Result, *, saturated: float = 0.95, least: int = 3) -> dict:
+    """Fig. 2a's "linear in H" read seed by seed (Figures 2a and 4, at any size), for a check that
+    decides over seeds: per T, on the points whose mean accuracy over seeds is below ``saturated``
+    (as :func:`heads_fits`; no line on fewer than ``least``), each seed's least-squares line through
+    its memorized count (T x accuracy) against H. Returns per T ``H`` (the points kept) and, one
+    value per seed, ``slope`` (examples per head), ``r2`` and ``margin``: the line's R^2 less the
+    better of the fits against sqrt(H) and log(1 + H) (:func:`concave_fits`)."""
+    validate.instance("heads_lines", "result", result, Result)
+    validate.real("heads_lines", "saturated", saturated, above=0.0, maximum=1.0)
+    validate.integer("heads_lines", "least", least, minimum=2)
+    xs, acc = sweeps.series(result, "H", "acc")
+    lines = {}
+    for group, arr in acc.items():
+        keep = arr.mean(1) < saturated
+        if keep.sum() < least:
+            continue
+        h = np.array(xs, dtype=float)[keep]
+        fits = [{**linear_fit(h, count), **concave_fits(h, count)} for count in (group_T(group) * arr[keep]).T]
+        lines[group] = {"H": [int(v) for v in h], "slope": np.array([f["slope"] for f in fits]),
+                        "r2": np.array([f["r2"] for f in fits]),
+                        "margin": np.array([f["r2"] - max(f["r2_sqrt"], f["r2_log"]) for f in fits])}
+    return lines
 
 
 def figure2_readings(fig2a: Result, fig2b: Result, fig2c: Result, *, saturated: float = 0.95,

@@ -19,6 +19,9 @@ from .construction import rank_bound
 
 #: a curve's points at or above this mean accuracy are left out of its line (as in Figure 2a)
 SATURATED = 0.95
+#: a regression run whose training MSE is below this fraction of the label variance has fitted
+#: its labels (Figures 4-5: the order of runs below it is float noise, which a log scale magnifies)
+FITTED = 1e-4
 
 
 def _results(owner: str, results, names: tuple[str, ...]) -> dict:
@@ -151,21 +154,6 @@ def heads_d64_reading(results) -> dict:
     }
 
 
-def fit_text(reading: dict, name: str) -> str:
-    """Each T's line on one context of :func:`heads_d64_reading`, or why there is none (fewer
-    than three unsaturated points)."""
-    from ...plots import readable
-
-    validate.instance("fit_text", "reading", reading, dict)
-    validate.choice("fit_text", "name", name, tuple(reading.get("series", ())))
-    hs, acc_by_T = reading["series"][name]
-    return ", ".join(
-        f"{g}: R^2 {f['r2']:.3f} on {f['points']} points, {f['slope']:.0f} examples/head, line "
-        f"{'best' if f['linear_best'] else 'not best'} of three" if (f := reading["fits"][name].get(g)) else
-        f"{g}: untested, {int((a.mean(1) < SATURATED).sum())} unsaturated point(s) (memorized by H = {hs}: "
-        f"{readable(np.round(int(g.split('=')[1]) * a.mean(1)).astype(int))})" for g, a in acc_by_T.items())
-
-
 # ----------------------------------------------------------------------------- Figure 5
 def figure_5_reading(results) -> dict:
     """Figure 5: the median seed's training MSE (an MSE below 1e-4 of the label variance counts
@@ -175,7 +163,7 @@ def figure_5_reading(results) -> dict:
     variance)."""
     _results("figure_5_reading", results, ("fig5_heads", "fig5_context"))
     label_var = sweeps.points(results["fig5_heads"])[0].label_var
-    floor = 1e-4 * label_var
+    floor = FITTED * label_var
     drop, decreasing, medians = {}, True, {}
     for name, key in (("fig5_heads", "H"), ("fig5_context", "n")):
         xs, per_seed = sweeps.series(results[name], key, "mse")
@@ -186,3 +174,15 @@ def figure_5_reading(results) -> dict:
         drop.update({f"{key} from {xs[start]}, {g}": m[start] / m[-1] for g, m in median.items()})
     learned = min(m.mse.min() for m in sweeps.points(results["fig5_heads"])) < label_var / 2
     return {"medians": medians, "drop": drop, "decreasing": bool(decreasing), "learned": bool(learned)}
+
+
+def log_relative_mse(result: Result, x: str) -> tuple[list, dict]:
+    """Figures 4-5's regression read seed by seed: against coordinate ``x``, per T, log10 of each
+    seed's training MSE as a fraction of its point's label variance, floored at ``log10(FITTED)``
+    (:data:`FITTED`); ``(xs, {"T=...": array (len(xs), seeds)})`` as
+    :func:`~lib.papers.mahdavi2024.sweeps.series`."""
+    validate.instance("log_relative_mse", "result", result, Result)
+    xs, mse = sweeps.series(result, x, "mse")
+    var = {(m.point["T"], m.point[x]): m.label_var for m in sweeps.points(result)}
+    return xs, {g: np.log10(np.maximum(a / np.array([[var[readings.group_T(g), v]] for v in xs]), FITTED))
+                for g, a in mse.items()}
