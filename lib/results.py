@@ -1281,8 +1281,8 @@ def check(directory: Path | None = None) -> list[Result]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m lib.results {check|list|rehash|times [SCALE]|verify NAME [NAME ...] [--scale SCALE] | verify --stale}"
-             " [--against COMMIT]\n"
+    usage = ("usage: python -m lib.results {check|list|rehash|times [SCALE]|verify NAME [NAME ...] [--scale SCALE] "
+             "| verify --stale} [--against COMMIT]\n"
              "  list    every result under data/ with its scale, size and provenance\n"
              "  check   the results whose lib code hash no longer matches (exit 1 if any)\n"
              "  verify  re-run a cheap part of a result with the current code; if the numbers are\n"

@@ -100,6 +100,25 @@ def versus(values, bound: float, *, level: float = LEVEL) -> Decision:
     return "greater" if interval.low > bound else "less" if interval.high < bound else "inconclusive"
 
 
+def above(values, bound: float, *, level: float = LEVEL) -> bool | None:
+    """:func:`versus` read as a truth: True when the seeds' mean is decidedly above ``bound``,
+    False when decidedly below, None when its interval contains it (or one seed)."""
+    return holds(versus(values, bound, level=level), "greater")
+
+
+def below(values, bound: float, *, level: float = LEVEL) -> bool | None:
+    """:func:`versus` read as a truth: True when the seeds' mean is decidedly below ``bound``,
+    False when decidedly above, None otherwise."""
+    return holds(versus(values, bound, level=level), "less")
+
+
+def said(truth: bool | None) -> str:
+    """A three-valued truth as a check's text gives it: "yes", "no" or "undecided"."""
+    if truth not in (True, False, None):
+        validate.fail("stats.said", "truth", "True, False or None", truth)
+    return {True: "yes", False: "no", None: "undecided"}[truth]
+
+
 def family_level(tests: int, level: float = LEVEL) -> float:
     """The level of each of a check's ``tests`` so that, together, they err at most ``1 - level``
     of the time (Bonferroni): a check that asks a dozen questions of pure noise would otherwise

@@ -178,3 +178,14 @@ def test_no_reversal_fails_only_on_a_decided_step_the_other_way():
     for bad in (lambda: stats.no_reversal(rising, "flat"), lambda: stats.no_reversal(rising[:1], "increasing")):
         with pytest.raises(ValueError, match=r"stats\.no_reversal: \w+"):
             bad()
+
+
+def test_above_and_below_read_versus_as_a_truth_and_said_names_it():
+    high, low, wide = [0.95, 0.96, 0.97], [0.1, 0.12, 0.11], [0.0, 1.0, 0.5]
+    assert (stats.above(high, 0.9), stats.below(high, 0.9)) == (True, False)
+    assert (stats.above(low, 0.9), stats.below(low, 0.9)) == (False, True)
+    assert stats.above(wide, 0.5) is None and stats.below([0.95], 0.9) is None  # one seed decides nothing
+    assert stats.above(high, 0.94, level=0.999) is None  # a stricter level leaves it undecided
+    assert [stats.said(t) for t in (True, False, None)] == ["yes", "no", "undecided"]
+    with pytest.raises(ValueError):
+        stats.said("maybe")

@@ -435,24 +435,22 @@ def figure_2ab(idx, idx_ssm):
     longest = max(idx.config["lengths"])
     ran = {a: sorted(table[table["model"] == a]["N"]) for a in recurrent}  # Mamba stops earlier on a CPU
     level = stats.family_level(1 + 3 * len(recurrent))
-    tf_high = stats.holds(stats.versus(_seeds_at(table, tf, longest), 0.9, level=level), "greater")
+    tf_high = stats.above(_seeds_at(table, tf, longest), 0.9, level=level)
     beaten = {a: stats.holds(stats.compare(_seeds_at(table, tf, ran[a][-1]), _seeds_at(table, a, ran[a][-1]),
                                            floor=0.0, ceiling=1.0, level=level), "greater") for a in recurrent}
-    fails = {a: stats.holds(stats.versus(_seeds_at(table, a, ran[a][-1]), 0.6, level=level), "less")
+    fails = {a: stats.below(_seeds_at(table, a, ran[a][-1]), 0.6, level=level)
              for a in recurrent}
     degrades = {a: stats.holds(stats.trend(ran[a], [_seeds_at(table, a, n) for n in ran[a]], level=level),
                                "decreasing") for a in recurrent}
     separation = stats.all_hold(tf_high, *beaten.values(), *fails.values())
     full = stats.all_hold(separation, *degrades.values())
 
-    def word(truth):
-        return {True: "yes", False: "no", None: "undecided"}[truth]
-
     ours = (f"|Σ| = {idx.config['n_symbols']}, N = {_join(idx.config['lengths'])}, seed means: "
             + "; ".join(f"{a} {_join(table[table['model'] == a].sort_values('N')['mean'], '{:.2f}')}" for a in archs)
-            + f". At the longest length run: {tf} {_acc(_seeds_at(table, tf, longest))} (above 0.9: {word(tf_high)}); "
+            + f". At the longest length run: {tf} {_acc(_seeds_at(table, tf, longest))} (above 0.9: {stats.said(tf_high)}); "
             + "; ".join(f"{a} at N = {ran[a][-1]} {_acc(_seeds_at(table, a, ran[a][-1]))} (below 0.6: "
-                        f"{word(fails[a])}, beaten by {tf}: {word(beaten[a])}, decreasing with N: {word(degrades[a])})"
+                        f"{stats.said(fails[a])}, beaten by {tf}: {stats.said(beaten[a])}, decreasing with N: "
+                        f"{stats.said(degrades[a])})"
                         for a in recurrent)
             + f" (per-seed finals at each model's best learning rate; 95% intervals over seeds; each of the "
               f"{1 + 3 * len(recurrent)} tests at level {level:.4f}, Bonferroni)")
@@ -481,9 +479,9 @@ def figure_2c(dyck):
     at_long = {a: _seeds_at(table, a, n_long) for a in archs}
     level = stats.family_level(3)
     versus_tf1 = stats.compare(at_long[lstm], at_long[tf1], floor=0.0, ceiling=1.0, level=level)
-    lstm_high = stats.holds(stats.versus(at_long[lstm], 0.95, level=level), "greater")
+    lstm_high = stats.above(at_long[lstm], 0.95, level=level)
     lstm_beats = stats.holds(versus_tf1, "greater")
-    tf2_high = stats.holds(stats.versus(at_long[tf2[0]], 0.95, level=level), "greater") if tf2 else False
+    tf2_high = stats.above(at_long[tf2[0]], 0.95, level=level) if tf2 else False
     part = stats.all_hold(lstm_high, lstm_beats)
     s = setup.FIGURE_2C
     return _check(s.ref, "sep-fig2c",
@@ -601,7 +599,7 @@ def figure_4(eq):
         return decisions[(variant, n)]
 
     def high(variant, arch, n):  # near-perfect: the seeds' interval above 0.9
-        return stats.holds(stats.versus(seeds[(variant, arch, n)], 0.9, level=level), "greater")
+        return stats.above(seeds[(variant, arch, n)], 0.9, level=level)
 
     ncp = {n: decide("ncp", n) for n in lengths} if "ncp" in variants else {}
     rnd = {n: decide("random", n) for n in lengths} if "random" in variants else {}

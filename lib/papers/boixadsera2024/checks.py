@@ -226,7 +226,7 @@ def figure_8(hres):
             best_near.append(False if all(stats.compare(per[lr], per[i], level=level) == "less" for i in inside)
                              else None)
     near = stats.all_hold(*best_near) if best_near else None
-    high_fails = stats.all_hold(*(stats.holds(stats.versus(per_n[n][lr], 0.9, level=level), "greater")
+    high_fails = stats.all_hold(*(stats.above(per_n[n][lr], 0.9, level=level)
                                   for n in ns for lr in high))
     top = per_n[ns[-1]]
     best_lr = cv.best_rate(top)
@@ -350,7 +350,7 @@ def figure_14(ll: dict, shape: dict, seeds):
     at = {c: np.asarray(ll[ns[-1], c], dtype=float) for c in scales}
     one, eight, sixty_four = at[1.0], at[8.0], at[64.0]
     level = stats.family_level(4)
-    chance = stats.holds(stats.versus(one, 0.9, level=level), "greater")
+    chance = stats.above(one, 0.9, level=level)
     eight_lower, sixty_four_lower = (stats.holds(stats.compare(a, b, level=level, floor=0.0), "less")
                                      for a, b in ((eight, one), (sixty_four, eight)))
     sixty_four_below_one = stats.holds(stats.compare(sixty_four, one, level=level, floor=0.0), "less")
@@ -475,7 +475,7 @@ def figure_7bc(pres):
     init_max = max(np.abs(init["kq"]).max(), np.abs(init["vo"]).max())
     count = {name: (scores > 1).reshape(len(scores), -1).sum(1) for name, scores in (("kq", kq), ("vo", vo))}
     level = stats.family_level(2)
-    several = [stats.holds(stats.versus(c, 1.0, level=level), "greater") for c in count.values()]
+    several = [stats.above(c, 1.0, level=level) for c in count.values()]
     return _check(
         "Figure 7b-c (diagonals of pretrained heads)", "sy-diagonals",
         "several pretrained heads have W_K W_Q^T and W_V W_O^T diagonals stronger than their other entries",
@@ -509,10 +509,10 @@ def figure_7a(pres):
     ns, ft = cv.finetune_losses(pres)
     pre, scratch = ft["base", "pretrained"], ft["base", "scratch"]
     level = stats.family_level(1 + 4 * len(ns))
-    low = stats.holds(stats.versus(pre[-1], 0.2, level=level), "less")
+    low = stats.below(pre[-1], 0.2, level=level)
     large_gain = stats.any_holds(*(_gain_over(scratch[i], pre[i], 0.3, level) for i in range(len(ns))))
     worse = any(stats.compare(pre[i], scratch[i], level=level, floor=0.0) == "greater" for i in range(len(ns)))
-    learned_gain = stats.any_holds(*(stats.all_hold(stats.holds(stats.versus(pre[i], 0.9, level=level), "less"),
+    learned_gain = stats.any_holds(*(stats.all_hold(stats.below(pre[i], 0.9, level=level),
                                                     stats.holds(stats.compare(scratch[i], pre[i], level=level,
                                                                               floor=0.0), "greater"))
                                      for i in range(len(ns))))
@@ -541,7 +541,7 @@ def figure_23(pres):
     level = stats.family_level(2 * len(sizes) * len(ns))
 
     def below(s, bound, ns_):
-        return stats.any_holds(*(stats.holds(stats.versus(ft[s, "pretrained"][i], bound, level=level), "less")
+        return stats.any_holds(*(stats.below(ft[s, "pretrained"][i], bound, level=level)
                                  for i, n in enumerate(ns) if n in ns_))
     small_n = [n for n in ns if n <= 128]
     return _check(

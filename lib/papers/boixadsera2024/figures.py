@@ -41,8 +41,8 @@ def hyperparameters(hres):
 def hyperparameter_table(hres) -> pd.DataFrame:
     """Every test loss of Figures 8-13 (mean over seeds), one row per knob value, one column per learning rate."""
     knob_lrs, batch = hres.config["knob_lrs"], cv.batch_losses(hres)
-    rows = [{"knob": "learning rate", "value": f"n = {n}", **{f"lr {lr:g}": float(np.mean(loss)) for lr, loss in per.items()}}
-            for n, per in cv.lr_losses(hres).items()]
+    rows = [{"knob": "learning rate", "value": f"n = {n}",
+             **{f"lr {lr:g}": float(np.mean(loss)) for lr, loss in per.items()}} for n, per in cv.lr_losses(hres).items()]
     rows += [{"knob": f"batch ({hres.config['batch_epochs']} epochs)", "value": b,
               **{f"lr {lr:g}": float(np.mean(batch[b][lr])) for lr in knob_lrs}} for b in batch]
     rows += [{"knob": knob, "value": v, **{f"lr {lr:g}": float(np.mean(c[i])) for i, lr in enumerate(knob_lrs)}}

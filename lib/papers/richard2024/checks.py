@@ -234,13 +234,6 @@ def _trained(s, result, config: dict, statement: str, paper_value: str, ours: st
                         **claims.outcome(full, part))
 
 
-def _below(values, bound: float, level: float = stats.LEVEL) -> bool | None:
-    """Whether the seeds' mean is below ``bound``: True when its interval (at ``level``) lies below
-    it, False when it lies above, None (undecided) otherwise or with fewer than two seeds
-    (:func:`lib.stats.versus`)."""
-    return stats.holds(stats.versus(values, bound, level=level), "less")
-
-
 def _seeds(frame, **where) -> list[float]:
     """The per-seed values of the one row of ``frame`` matching ``where`` (``metric=`` names the column)."""
     metric = where.pop("metric")
@@ -271,7 +264,7 @@ def figure_3_left(arch, closed_acc: float):
     level = stats.family_level(2 + len(d2_seeds))
     best = {d: list(frame[frame["d"] == d].sort_values("deep_acc").iloc[-1]["deep_acc_seeds"]) for d in widths}
     trend = stats.trend(widths, [best[d] for d in widths], level=level)
-    d2_poor = stats.all_hold(*(_below(list(v), 0.5, level) for v in d2_seeds))
+    d2_poor = stats.all_hold(*(stats.below(list(v), 0.5, level=level) for v in d2_seeds))
     only_closed = bool(closed_acc == 1.0 and (frame["deep_acc_seeds"].map(max) < 1.0).all())
     single = frame[(frame["layers"] == 1) & (frame["heads"] == 1)].set_index("d")
     top = single["deep_acc"].idxmax()
@@ -308,12 +301,11 @@ def figure_3_right(sizes_result, closed_acc: float):
 
     shallow_rows = list(sizes[sizes["train_depth"] == shallow]["out_acc_seeds"])
     level = stats.family_level(len(sizes) + len(depths) + 2 + len(shallow_rows))
-    in_high = stats.all_hold(*(_below(list(v), 0.9, level) is False if _below(list(v), 0.9, level) is not None
-                               else None for v in sizes["in_acc_seeds"]))
-    small_fail = stats.all_hold(*(_below(at(q, "smallest"), 0.1, level) for q in depths))
+    in_high = stats.all_hold(*(stats.above(list(v), 0.9, level=level) for v in sizes["in_acc_seeds"]))
+    small_fail = stats.all_hold(*(stats.below(at(q, "smallest"), 0.1, level=level) for q in depths))
     helps = stats.compare(at(deep, "largest"), at(deep, "smallest"), floor=0.0, ceiling=1.0, level=level)
     gap = stats.compare(at(deep, "largest"), at(shallow, "largest"), floor=0.0, ceiling=1.0, level=level)
-    shallow_very_low = stats.all_hold(*(_below(list(v), 0.5, level) for v in shallow_rows))
+    shallow_very_low = stats.all_hold(*(stats.below(list(v), 0.5, level=level) for v in shallow_rows))
     part = stats.all_hold(in_high, small_fail, stats.holds(helps, "greater"), closed_acc == 1.0)
     return _trained(setup.FIGURE_3_RIGHT, sizes_result, setup.sample_size(sizes_result),
                     "in-sample completion is near 100% for every training set; out of sample, small sets fail, more "
@@ -416,14 +408,11 @@ def figure_5(comp):
                     "the value-output matrix of the model that generalizes is low rank, with a dominant real negative "
                     "eigenvalue", "low rank; dominant real negative eigenvalue (10^7-word model)",
                     f"last layer σ1/σ2: {stats.describe(r['many_seeds'])} (many words) vs {stats.describe(r['one_seeds'])} "
-                    f"(one word; Welch against 1.5 times it: {_decided(rank)}); top eigenvalue real "
+                    f"(one word; Welch against 1.5 times it: {stats.said(rank)}); top eigenvalue real "
                     f"and negative in every many-word seed: {r['negative']} ({_eigenvalues(r['top'])}). nanoGPT's "
                     f"literal W_v W_proj^T instead: σ1/σ2 {literal['many']:.2f} vs {literal['one']:.2f}, top eigenvalues "
                     f"{_eigenvalues(literal['top'])}", stats.all_hold(rank, r["negative"]), rank)
 
-
-def _decided(truth: bool | None) -> str:
-    return {True: "holds", False: "fails", None: "undecided"}[truth]
 
 
 def ablation_table(abl):
@@ -613,10 +602,9 @@ def figure_1(result):
     best_hi, best_lo = fig1[f"in_{hi}"].idxmax(), fig1[f"in_{lo}"].idxmax()
     deeper_worse = stats.all_hold(
         stats.holds(stats.compare(seeds(hi, "in", best_hi), seeds(lo, "in", best_lo), level=level), "less"),
-        *(stats.holds(stats.versus(seeds(hi, "out", t), 0.05, level=level), "less") for t in train))
+        *(stats.below(seeds(hi, "out", t), 0.05, level=level) for t in train))
     deep_rises = stats.holds(stats.trend(train, [seeds(hi, "in", t) for t in train], level=level), "increasing")
-    beats_constant = (stats.holds(stats.versus(seeds(lo, "in", lo), fig1.loc[lo, f"true_in_{lo}"], level=level),
-                                  "greater") if lo in train else False)
+    beats_constant = stats.above(seeds(lo, "in", lo), fig1.loc[lo, f"true_in_{lo}"], level=level) if lo in train else False
     at = fig1.loc[lo] if lo in fig1.index else fig1.iloc[0]
 
     def text(q, where, t):

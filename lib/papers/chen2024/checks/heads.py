@@ -11,11 +11,6 @@ from ..sweeps import as_curves, figure7_size, final
 _LABEL = "depth-heads"
 
 
-def _above(values, bound: float, level: float) -> bool | None:
-    """The seeds' mean above ``bound`` by its interval at ``level`` (:func:`lib.stats.versus`)."""
-    return stats.holds(stats.versus(values, bound, level=level), "greater")
-
-
 def _faster(a, b, level: float) -> bool | None:
     """Arm ``a``'s per-seed speeds greater than ``b``'s (Welch at ``level``)."""
     return stats.holds(stats.compare(a, b, level=level), "greater")
@@ -37,7 +32,7 @@ def figures_5_6(heads):
     speeds = {g["task"]: {arch_label(a): analysis.seed_speeds(heads, g["task"], a) for a in g["archs"]} for g in tasks}
     pairs = [(t, x, y) for t, d in speeds.items() for x, y in itertools.combinations(d, 2)]
     level = stats.family_level(sum(len(d) for d in finals.values()) + len(pairs))
-    final_ok = stats.all_hold(*(_above(v, 0.99, level) for d in finals.values() for v in d.values()))
+    final_ok = stats.all_hold(*(stats.above(v, 0.99, level=level) for d in finals.values() for v in d.values()))
     equal = stats.all_hold(*(stats.within(speeds[t][x], speeds[t][y], 0.05, level=level) for t, x, y in pairs))
     return claims.check(
         paper="chen2024", ref="Figures 5-6", label=_LABEL,
@@ -67,20 +62,18 @@ def figure_7(heads):
     level = stats.family_level(len(three) + 2)
     fin = {k: final(heads, "contextual", "paper", a) for k, a in ictm.items()}
     spd = {k: analysis.seed_speeds(heads, "contextual", a) for k, a in ictm.items()}
-    one_head_fastest = stats.all_hold(_above(fin[one], 0.95, level),
+    one_head_fastest = stats.all_hold(stats.above(fin[one], 0.95, level=level),
                                       *(_faster(spd[one], spd[o], level) for o in three if o != one))
-    fourth_faster = stats.all_hold(_above(fin[four], 0.95, level), _faster(spd[four], spd[base], level)) \
+    fourth_faster = stats.all_hold(stats.above(fin[four], 0.95, level=level), _faster(spd[four], spd[base], level)) \
         if four in ictm and base in ictm else False
-
-    def said(truth):
-        return {True: "yes", False: "no", None: "undecided"}[truth]
 
     return claims.check(
         paper="chen2024", ref="Figure 7", label=_LABEL,
         statement="on in-context template matching, one last-layer head learns fastest among 3-layer models, "
                   "and a 4th single-head layer faster still",
         paper_value="[.., 1] faster than more heads; 4 layers faster than 3 (k=4, l=5)",
-        ours=f"{one} fastest of the 3-layer models: {said(one_head_fastest)}; 4th layer faster: {said(fourth_faster)}; "
+        ours=f"{one} fastest of the 3-layer models: {stats.said(one_head_fastest)}; 4th layer faster: "
+             f"{stats.said(fourth_faster)}; "
              + ", ".join(f"{k} {spd[k].mean():.2f} (final {_mean(fin[k])})" for k in ictm)
              + f" (mean accuracy over training; tests at level {level:.4f}, Bonferroni)",
         results=heads, setup=setup.FIGURE_7, config=setup.ours_figure_7(heads),
@@ -133,7 +126,8 @@ def figure_7_several_k(by_k):
     table = analysis.figure7_table(by_k)
     ks = sorted(set(table["k"]))
     level = stats.family_level(len(table))
-    solved = {k: stats.any_holds(*(_above(v, 0.95, level) for v in table[table.k == k]["final per seed"])) for k in ks}
+    solved = {k: stats.any_holds(*(stats.above(v, 0.95, level=level) for v in table[table.k == k]["final per seed"]))
+              for k in ks}
     return _several_k(by_k, "Figure 7 (several k)", "3 and 4 layers learn in-context template matching for several k",
                       "yes, k up to 4 (l=5)",
                       "; ".join(f"k={k}: " + ", ".join(f"{r.arch} {r.final:.2f}" for r in table[table.k == k].itertuples())
@@ -190,8 +184,8 @@ def _learned(result, ref: str, label: str, statement: str, best: bool = False):
                         ours=f"[1, 1, 10], final per seed {final}"
                              + (f", best over training {run.acc.max():.2f}," if best else "")
                              + f" after {run.steps[-1]} steps (1/k = {1 / k:.2f})",
-                        **claims.outcome(_above(run.final, 0.95, stats.family_level(2)),
-                                         _above(run.final, 0.5, stats.family_level(2))),
+                        **claims.outcome(stats.above(run.final, 0.95, level=stats.family_level(2)),
+                                         stats.above(run.final, 0.5, level=stats.family_level(2))),
                         results=result, setup=setup.FIGURE_7,
                         config=setup.ours_figure_7(result), irrelevant=_THREE_LAYERS)
 

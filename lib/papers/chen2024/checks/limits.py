@@ -71,8 +71,8 @@ def section_6_1(limits):
     chance = {t: 1 / recipe(t, limits.scale).task.k if t == "reasoning" else 1 / recipe(t, limits.scale).task.n_classes
               for t in ("reasoning", "generalization")}
     level = stats.family_level(len(frame))
-    decided = [stats.holds(stats.versus(r.acc, chance[r.task] + 0.05, level=level), "less") if r.layers == 1
-               else stats.holds(stats.versus(r.acc, 0.99, level=level), "greater") for r in frame.itertuples()]
+    decided = [stats.below(r.acc, chance[r.task] + 0.05, level=level) if r.layers == 1
+               else stats.above(r.acc, 0.99, level=level) for r in frame.itertuples()]
     one, two = frame[frame.layers == 1], frame[frame.layers == 2]
     qa, tm = one[one.task == "reasoning"].mean_acc.max(), one[one.task == "generalization"].mean_acc.max()
     heads = sorted(set(one.heads))

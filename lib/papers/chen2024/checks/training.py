@@ -25,13 +25,6 @@ def _fig2(result, task: str, statement: str, paper_value: str, ours: str, full: 
                         irrelevant=irrelevant, note=note, **claims.outcome(full))
 
 
-def _side(values, bound: float, side: str, tests: int) -> bool | None:
-    """Whether the seeds' mean is on ``side`` (``"greater"``, ``"less"``) of ``bound``, by its
-    interval at the Bonferroni level of the check's ``tests`` (:func:`lib.stats.versus`); None when
-    the seeds cannot tell (fewer than two, or an interval across the bound)."""
-    return stats.holds(stats.versus(values, bound, level=stats.family_level(tests)), side)
-
-
 def _acc_text(values) -> str:
     return stats.describe(values, bounds=(0.0, 1.0))
 
@@ -43,7 +36,7 @@ def figure_2a(fig2):
     acc = _acc(fig2, "memorization", [1])
     return _fig2(fig2, "memorization", "a 1-layer transformer memorizes the sequence-classification set",
                  "~100% (read from the figure)", f"{_acc_text(acc)} (1 layer, {fig2.scale} scale)",
-                 _side(acc, 0.99, "greater", 1))
+                 stats.above(acc, 0.99))
 
 
 def _one_fails_two_learn(result, task: str, ref: str | None = None, label: str = "depth-fig2", statement: str = ""):
@@ -52,7 +45,8 @@ def _one_fails_two_learn(result, task: str, ref: str | None = None, label: str =
     one, two, chance = _acc(result, task, [1]), _acc(result, task, [1, 1]), _chance(result, task)
     what = "in-context QA" if task == "reasoning" else "template matching"
     level = f"1/k={chance:.2f}" if task == "reasoning" else f"chance {chance:.2f}"
-    full = stats.all_hold(_side(one, chance + 0.05, "less", 2), _side(two, 0.99, "greater", 2))
+    decide = stats.family_level(2)
+    full = stats.all_hold(stats.below(one, chance + 0.05, level=decide), stats.above(two, 0.99, level=decide))
     return _fig2(result, task, statement or f"1 layer fails at {what}, 2 layers learn it",
                  "1 layer ~ guess, 2 layers ~100%", f"1 layer {_acc_text(one)} ({level}), 2 layers {_acc_text(two)}",
                  full, ref=ref, label=label)
@@ -75,8 +69,9 @@ def figure_2d(fig2):
     archs = curves(fig2, task="contextual", init="paper")
     depth = {len(a): _acc(fig2, "contextual", a) for a in archs}
     tests = 2 + (2 in depth)
-    full = stats.all_hold(_side(depth[1], 0.6, "less", tests), _side(depth[3], 0.95, "greater", tests),
-                          *([_side(depth[2], 0.6, "less", tests)] if 2 in depth else []))
+    level = stats.family_level(tests)
+    full = stats.all_hold(stats.below(depth[1], 0.6, level=level), stats.above(depth[3], 0.95, level=level),
+                          *([stats.below(depth[2], 0.6, level=level)] if 2 in depth else []))
     return _fig2(fig2, "contextual", "1 and 2 layers fail at in-context template matching, 3 layers learn it",
                  "1-2 layers ~ guess, 3 layers ~100%",
                  ", ".join(f"{n} layers {_acc_text(a)}" for n, a in sorted(depth.items())), full,
@@ -96,7 +91,7 @@ def figure_2a_paper_sizes(fig2p):
     acc, t = _acc(fig2p, "memorization", [1]), setup.task_that_ran(fig2p, "memorization")
     return _fig2(fig2p, "memorization", f"a 1-layer transformer memorizes {t.n_examples:,} sequences of "
                  f"{t.n_words} words with distinct labels", "~100% (read from the figure)",
-                 f"{_acc_text(acc)} (1 layer, {fig2p.scale} scale)", _side(acc, 0.99, "greater", 1),
+                 f"{_acc_text(acc)} (1 layer, {fig2p.scale} scale)", stats.above(acc, 0.99),
                  irrelevant=_ONE_LAYER_ONLY, ref="Figure 2a (Sec. 9.1's sizes)", label="depth-fig2-paper-sizes")
 
 
@@ -124,7 +119,7 @@ def figure_2a_paper_scale(fig2_gpu):
     steps = fig2_gpu.config["recipes"]["memorization"]["steps"]
     return _fig2(fig2_gpu, "memorization", f"a 1-layer transformer memorizes {t.n_examples:,} sequences of "
                  f"{t.n_words} words with distinct labels", "~100% (read from the figure)",
-                 f"{_acc_text(acc)} ({steps} steps)", _side(acc, 0.99, "greater", 1),
+                 f"{_acc_text(acc)} ({steps} steps)", stats.above(acc, 0.99),
                  irrelevant=_ONE_LAYER_ONLY, ref="Figure 2a (the paper's scale)", label="depth-fig2-paper-scale",
                  note=f"sweep {fig2_gpu.progress()}; this claim's group is complete")
 

@@ -65,17 +65,9 @@ def official_gap(comparison):
 # Every trained claim below is decided over seeds (:mod:`lib.stats`): each condition is a test on
 # the per-seed values, all of a check's tests at its Bonferroni level (``stats.family_level``),
 # combined three-valued (``stats.all_hold``); an undecided claim is inconclusive, never reproduced.
-def _above(values, bound: float, level: float) -> bool | None:
-    """The seeds' mean above ``bound`` by its interval at ``level`` (:func:`lib.stats.versus`)."""
-    return stats.holds(stats.versus(values, bound, level=level), "greater")
-
-
 def _text(values, bounds=(0.0, 1.0)) -> str:
     """Per-seed values as their mean and 95% interval (an accuracy's clipped to [0, 1])."""
     return stats.describe(values, bounds=bounds)
-
-
-_YES = {True: "yes", False: "no", None: "undecided"}
 
 
 def _level(level: float) -> str:
@@ -95,9 +87,9 @@ def _lines(lines: dict, level: float) -> tuple[bool | None, bool | None, str]:
     unsaturated points. Returns ``(full, part, text)``."""
     full, part, text = [], [], []
     for g, line in lines.items():
-        rising = _above(line["slope"], 0.0, level)
-        r2 = (_above(line["r2"], 0.98, level), _above(line["r2"], 0.9, level))
-        full.append(stats.all_hold(r2[0], _above(line["margin"], 0.0, level)) if rising else rising)
+        rising = stats.above(line["slope"], 0.0, level=level)
+        r2 = (stats.above(line["r2"], 0.98, level=level), stats.above(line["r2"], 0.9, level=level))
+        full.append(stats.all_hold(r2[0], stats.above(line["margin"], 0.0, level=level)) if rising else rising)
         part.append(r2[1] if rising else rising)
         text.append(f"{g} on H = {line['H']}: R^2 {_text(line['r2'], (None, 1.0))}, "
                     f"{_text(line['slope'], (None, None))} examples/head, R^2 above the better of sqrt(H) and "
@@ -116,9 +108,9 @@ def _rises_in_n(result, level: float) -> tuple[bool | None, str]:
     truths, text = [], []
     for g, a in acc.items():
         steps = stats.no_reversal(list(a), "increasing", level=level, floor=0.0, ceiling=1.0)
-        truths += [_above(a[-1] - a[first], 0.1, level), steps]
+        truths += [stats.above(a[-1] - a[first], 0.1, level=level), steps]
         text.append(f"{g}: {_text(a[first])} at n = {xs[first]}, {_text(a[-1])} at n = {xs[-1]} (rise "
-                    f"{_text(a[-1] - a[first], (-1.0, 1.0))}; a step decidedly falling: {_YES[not steps]})")
+                    f"{_text(a[-1] - a[first], (-1.0, 1.0))}; a step decidedly falling: {stats.said(not steps)})")
     return stats.all_hold(*truths), "; ".join(text)
 
 
@@ -140,15 +132,15 @@ def _rises_in_d(result, level: float) -> tuple[bool | None, bool | None, str]:
     full, part, text = [], [], []
     for g, a in acc.items():
         at = a[below[-1]]
-        rise = stats.all_hold(_above(at - a[below[0]], 0.1, level),
+        rise = stats.all_hold(stats.above(at - a[below[0]], 0.1, level=level),
                               stats.no_reversal(list(a[below]), "increasing", level=level, floor=0.0, ceiling=1.0))
-        room = stats.holds(stats.versus(at, 0.9, level=level), "less")
+        room = stats.below(at, 0.9, level=level)
         flat = stats.all_hold(*(stats.within(a[i], at, 0.05, level=level) for i in beyond)) if beyond else None
         part.append(rise)
         full.append(stats.all_hold(rise, None if flat is True and room is not True else flat))
         text.append(f"{g}: {_text(a[below[0]])} at d_h = {xs[below[0]]}, {_text(at)} at d_h = {xs[below[-1]]} "
                     f"(n = {n}), " + ", ".join(f"{a[i].mean():.2f} at d_h = {xs[i]}" for i in beyond)
-                    + f"; within 0.05 beyond: {_YES[flat]}, room for a gain (below 0.9): {_YES[room]}")
+                    + f"; within 0.05 beyond: {stats.said(flat)}, room for a gain (below 0.9): {stats.said(room)}")
     return stats.all_hold(*full), stats.all_hold(*part), "; ".join(text)
 
 
@@ -324,7 +316,7 @@ def figure_4(results):
                                + sum(len(a) - 1 for curves in regression.values() for a in curves.values())
                                + LINE_TESTS * len(lines))
     more = _more(pairs, level)
-    n1_above = stats.all_hold(*(_above(v, 0.1, level) for v in n1.values()))
+    n1_above = stats.all_hold(*(stats.above(v, 0.1, level=level) for v in n1.values()))
     h_rises = all(stats.no_reversal(list(a), "increasing", level=level, floor=0.0, ceiling=1.0)
                   for _, a in general.values())
     reg_falls = all(stats.no_reversal(list(a), "decreasing", level=level, floor=np.log10(trained.FITTED))
@@ -333,10 +325,11 @@ def figure_4(results):
     line_full, _, line_text = _lines(lines, level)
     return _check("Figure 4", "mem-fig4", "per-example (general-position) contexts: linear in H, n matters less, more "
                   "memorized than with a shared context", "linear in H; linearity in n weakens",
-                  f"per-example > shared somewhere and nowhere below (Welch, {len(pairs)} common (T, H)): {_YES[more]}; "
+                  f"per-example > shared somewhere and nowhere below (Welch, {len(pairs)} common (T, H)): "
+                  f"{stats.said(more)}; "
                   f"n = 1: " + ", ".join(f"{g}: {_text(v)}" for g, v in n1.items())
-                  + f"; an H curve decidedly falls: {_YES[not h_rises]}; regression MSE decidedly rises with H or n: "
-                  f"{_YES[not reg_falls]}; linearity in H: {line_text}" + _level(level),
+                  + f"; an H curve decidedly falls: {stats.said(not h_rises)}; regression MSE decidedly rises with H or n: "
+                  f"{stats.said(not reg_falls)}; linearity in H: {line_text}" + _level(level),
                   **claims.outcome(stats.all_hold(part, line_full), part),
                   results=tuple(results[k] for k in ("fig4_heads", "fig2a", "fig4_context", "fig4_reg_heads",
                                                      "fig4_reg_context")),
@@ -382,7 +375,7 @@ def figure_4_d64(results):
                   "context's (the caption's H(d-1)+1 against Theorem 1's H(n-1)+1, d > n)",
                   "linear in H (d=64, n=32, H=1-60); suggests H(d-1)+1",
                   f"per seed: {text}; per-example > shared somewhere and nowhere below (Welch, {len(pairs)} common "
-                  f"(T, H)): {_YES[more]}{_level(level)}",
+                  f"(T, H)): {stats.said(more)}{_level(level)}",
                   **claims.outcome(stats.all_hold(line_full, more), stats.all_hold(more, line_part if lines else True)),
                   results=tuple(rs) + tuple(results[k] for k in trained.D64[shared_name]), the_setup=setup.FIGURE_4,
                   config=setup.ours(results["fig4_heads_d64"]))
@@ -404,8 +397,8 @@ def figure_5(results):
         for g, a in per_T.items():
             steps = stats.no_reversal(list(a), "decreasing", level=level, floor=np.log10(trained.FITTED))
             drop = a[start] - a[-1]
-            truths.append(stats.all_hold(steps, _above(drop, 1.0, level)))
-            parts.append(stats.all_hold(steps, _above(drop, 0.0, level)))
+            truths.append(stats.all_hold(steps, stats.above(drop, 1.0, level=level)))
+            parts.append(stats.all_hold(steps, stats.above(drop, 0.0, level=level)))
             text.append(f"{key} from {xs[start]} to {xs[-1]}, {g}: {_text(drop, (None, None))}"
                         + ("" if steps else ", a step decidedly up"))
     return _check("Figure 5", "mem-fig5", "regression: training MSE falls with H and with n", "monotone trends",
