@@ -276,11 +276,10 @@ def _more_is_better(hres, knob: str):
     level = stats.family_level(2 * (len(values) - 1))
     beaten = [stats.holds(stats.compare(at_best[values[0]], at_best[v], level=level, floor=0.0), "greater")
               for v in values[1:]]
-    reversed_ = [stats.compare(at_best[b], at_best[a], level=level, floor=0.0) == "greater"
-                 for a, b in zip(values, values[1:])]
+    in_order = stats.no_reversal([at_best[v] for v in values], "decreasing", level=level, floor=0.0)
     ours = f"n = {cv.knob_n(hres)}, each at its best lr: " + ", ".join(f"{knob} {v}: {_text(at_best[v])}"
                                                                         for v in values)
-    return ours, stats.all_hold(*beaten, not any(reversed_)), stats.any_holds(*beaten)
+    return ours, stats.all_hold(*beaten, in_order), stats.any_holds(*beaten)
 
 
 def figure_11(hres):
