@@ -34,7 +34,8 @@
 # batch 1024, for 1000 epochs and 5 trials. It picks the best epoch by validation loss on 100
 # strings of one unseen alphabet and reports the test loss on 100 strings of another. The default
 # scale keeps the protocol and shrinks the model to d = 64, 16 heads of 8, MLP 128. It trains
-# full batch for 1000 steps (300 for copying), with 2 seeds, and n at most 512. The sweeps are
+# full batch for 1000 steps (300 for copying), with 5 seeds (2 for Figures 2, 16 and 22), and n at
+# most 512. The sweeps are
 # loaded from `data/`. The paper scale is defined in `lib.papers.boixadsera2024.sweeps` but has
 # not been run.
 
@@ -159,8 +160,9 @@ record(fig1_check)
 # would tie the verdict to our grid: at the paper's grid a model that needs 64 samples and one that
 # needs 2,048 would both sit at 0 at the largest n. Within $n \le 512$ neither arm gets there, so
 # the runs cannot say how many samples either needs, and the claim is **inconclusive** at this
-# scale (a loss 0.3 lower for +KQ on αβα vs αββ at n = 512, two seeds, is suggestive, not a
-# verdict).
+# scale. At n = 512 the +KQ models' loss on αβα vs αββ is about half of vanilla's (0.45 against
+# 0.93, five seeds each): suggestive of the paper's effect, but the claim is about samples
+# needed, and neither arm has reached the threshold.
 
 # %% [markdown]
 # (sy-observation-1-2)=
@@ -228,7 +230,8 @@ print(mres.label())
 
 # %% tags=["hide-input"]
 fig16_22 = checks.figures_16_and_22(mres)
-assert fig16_22.verdict == "partly" or scale.current() != "default", fig16_22.verdict  # the verdict of the stored default run
+if mres.scale == "default":  # longer is harder (decided); the scalings help majority-2, majority-4 and -6 undecided
+    assert fig16_22.verdict == "partly", fig16_22.verdict
 record(fig16_22)
 
 # %% [markdown]
