@@ -82,45 +82,43 @@ def concave_fits(h, count) -> dict:
     return {**concave, "linear_best": bool(linear_fit(h, count)["r2"] > max(concave.values()))}
 
 
+def _unsaturated(owner: str, result: Result, saturated: float, least: int):
+    """Per T of a sweep against H, the H whose mean accuracy over seeds is below ``saturated`` and
+    the per-seed accuracies there ``(points, seeds)``; a T with fewer than ``least`` such points
+    is left out (a line through two points cannot fail)."""
+    validate.instance(owner, "result", result, Result)
+    validate.real(owner, "saturated", saturated, above=0.0, maximum=1.0)
+    validate.integer(owner, "least", least, minimum=2)
+    xs, acc = sweeps.series(result, "H", "acc")
+    for group, arr in acc.items():
+        keep = arr.mean(1) < saturated
+        if keep.sum() >= least:
+            yield group, np.array(xs)[keep], arr[keep]
+
+
 def heads_fits(result: Result, *, saturated: float = 0.95, least: int = 3) -> dict:
     """Fig. 2a's reading of "linear in H" on any sweep against H (Figures 2a and 4, at any size):
     per T, the least-squares line through the memorized count (T x mean accuracy over seeds)
     against H on the points below ``saturated`` accuracy, with its R^2 (``slope`` is examples
     memorized per head), set beside the fits against sqrt(H) and log(1 + H)
-    (:func:`concave_fits`). A curve with fewer than ``least`` such points gets no fit: a line
-    through two points cannot fail."""
-    validate.instance("heads_fits", "result", result, Result)
-    validate.real("heads_fits", "saturated", saturated, above=0.0, maximum=1.0)
-    validate.integer("heads_fits", "least", least, minimum=2)
-    xs, acc = sweeps.series(result, "H", "acc")
+    (:func:`concave_fits`). A curve with fewer than ``least`` such points gets no fit."""
     fits = {}
-    for group, arr in acc.items():
-        mean = arr.mean(1)
-        keep = mean < saturated
-        if keep.sum() >= least:
-            h, count = np.array(xs)[keep], group_T(group) * mean[keep]
-            fits[group] = {"points": int(keep.sum()), **linear_fit(h, count), **concave_fits(h, count)}
+    for group, h, acc in _unsaturated("heads_fits", result, saturated, least):
+        count = group_T(group) * acc.mean(1)
+        fits[group] = {"points": len(h), **linear_fit(h, count), **concave_fits(h, count)}
     return fits
 
 
 def heads_lines(result: Result, *, saturated: float = 0.95, least: int = 3) -> dict:
     """Fig. 2a's "linear in H" read seed by seed (Figures 2a and 4, at any size), for a check that
-    decides over seeds: per T, on the points whose mean accuracy over seeds is below ``saturated``
-    (as :func:`heads_fits`; no line on fewer than ``least``), each seed's least-squares line through
-    its memorized count (T x accuracy) against H. Returns per T ``H`` (the points kept) and, one
-    value per seed, ``slope`` (examples per head), ``r2`` and ``margin``: the line's R^2 less the
-    better of the fits against sqrt(H) and log(1 + H) (:func:`concave_fits`)."""
-    validate.instance("heads_lines", "result", result, Result)
-    validate.real("heads_lines", "saturated", saturated, above=0.0, maximum=1.0)
-    validate.integer("heads_lines", "least", least, minimum=2)
-    xs, acc = sweeps.series(result, "H", "acc")
+    decides over seeds: per T, on the points of :func:`heads_fits`, each seed's least-squares line
+    through its memorized count (T x accuracy) against H. Returns per T ``H`` (the points kept)
+    and, one value per seed, ``slope`` (examples per head), ``r2`` and ``margin``: the line's R^2
+    less the better of the fits against sqrt(H) and log(1 + H) (:func:`concave_fits`)."""
     lines = {}
-    for group, arr in acc.items():
-        keep = arr.mean(1) < saturated
-        if keep.sum() < least:
-            continue
-        h = np.array(xs, dtype=float)[keep]
-        fits = [{**linear_fit(h, count), **concave_fits(h, count)} for count in (group_T(group) * arr[keep]).T]
+    for group, h, acc in _unsaturated("heads_lines", result, saturated, least):
+        h = h.astype(float)
+        fits = [{**linear_fit(h, count), **concave_fits(h, count)} for count in (group_T(group) * acc).T]
         lines[group] = {"H": [int(v) for v in h], "slope": np.array([f["slope"] for f in fits]),
                         "r2": np.array([f["r2"] for f in fits]),
                         "margin": np.array([f["r2"] - max(f["r2_sqrt"], f["r2_log"]) for f in fits])}
