@@ -156,6 +156,17 @@ def within(a, b, margin: float, *, level: float = LEVEL) -> bool | None:
     return False if d.low >= margin or d.high <= -margin else None
 
 
+def exceeds(a, b, size: float, *, level: float = LEVEL) -> bool | None:
+    """Whether arm ``a``'s mean exceeds ``b``'s by more than ``size``: True when the Welch interval
+    of the difference (:func:`difference_interval`) lies wholly above ``size``, False when wholly
+    below, None otherwise (or with fewer than two seeds in an arm)."""
+    size = validate.real("stats.exceeds", "size", size)
+    d = difference_interval(a, b, level)
+    if not d.defined:
+        return None
+    return True if d.low > size else False if d.high < size else None
+
+
 def all_hold(*truths: bool | None) -> bool | None:
     """Three-valued "and" of decided conditions: False when any is False, else None when any is
     undecided, else True. A check's verdict reads it: True passes, False fails, None is

@@ -189,3 +189,10 @@ def test_above_and_below_read_versus_as_a_truth_and_said_names_it():
     assert [stats.said(t) for t in (True, False, None)] == ["yes", "no", "undecided"]
     with pytest.raises(ValueError):
         stats.said("maybe")
+
+
+def test_exceeds_reads_the_difference_interval_against_a_size():
+    a, b = [0.9, 0.92, 0.91, 0.9], [0.3, 0.31, 0.29, 0.3]
+    assert stats.exceeds(a, b, 0.5) is True and stats.exceeds(a, b, 0.7) is False
+    assert stats.exceeds([0.5, 0.9, 0.1], [0.3, 0.0, 0.6], 0.2) is None  # too spread to tell
+    assert stats.exceeds([0.9], b, 0.5) is None  # one seed decides nothing

@@ -481,23 +481,10 @@ def figure_7bc(pres):
         "several pretrained heads have W_K W_Q^T and W_V W_O^T diagonals stronger than their other entries",
         "several of GPT-2's 144 heads show a pronounced diagonal (heat maps, no score given)",
         f"base model: highest score W_Q W_K^T {kq.max():.2f}, W_V W_O {vo.max():.2f}; heads above 1 per seed: "
-        f"{_count_text(count['kq'])} and {_count_text(count['vo'])} of {kq[0].size} ({kq.shape[-1]} heads × "
+        f"{_text(count['kq'])} and {_text(count['vo'])} of {kq[0].size} ({kq.shape[-1]} heads × "
         f"{kq.shape[-2]} layers); at initialisation at most {init_max:.2f}",
         results=pres, setup_=setup.FIGURE_7BC, config=setup.ours_figure_7bc(pres),
         **claims.outcome(stats.all_hold(*several), stats.any_holds(*several)))
-
-
-def _count_text(counts) -> str:
-    return stats.describe(counts, bounds=(0, None))
-
-
-def _gain_over(a, b, size: float, level: float) -> bool | None:
-    """Whether ``a`` exceeds ``b`` by more than ``size`` (the Welch interval of the difference
-    wholly above it), False when wholly below, None otherwise."""
-    d = stats.difference_interval(a, b, level)
-    if not d.defined:
-        return None
-    return True if d.low > size else False if d.high < size else None
 
 
 def figure_7a(pres):
@@ -510,7 +497,7 @@ def figure_7a(pres):
     pre, scratch = ft["base", "pretrained"], ft["base", "scratch"]
     level = stats.family_level(1 + 4 * len(ns))
     low = stats.below(pre[-1], 0.2, level=level)
-    large_gain = stats.any_holds(*(_gain_over(scratch[i], pre[i], 0.3, level) for i in range(len(ns))))
+    large_gain = stats.any_holds(*(stats.exceeds(scratch[i], pre[i], 0.3, level=level) for i in range(len(ns))))
     worse = any(stats.compare(pre[i], scratch[i], level=level, floor=0.0) == "greater" for i in range(len(ns)))
     learned_gain = stats.any_holds(*(stats.all_hold(stats.below(pre[i], 0.9, level=level),
                                                     stats.holds(stats.compare(scratch[i], pre[i], level=level,

@@ -568,15 +568,6 @@ def figure_1_frame(result):
     return readings.frame(result).set_index("train_depth")
 
 
-def _exceeds_by(a, b, size: float, level: float) -> bool | None:
-    """Whether ``a``'s mean exceeds ``b``'s by more than ``size``: the Welch interval of the
-    difference wholly above ``size`` (True), wholly below (False), or neither (None)."""
-    d = stats.difference_interval(a, b, level)
-    if not d.defined:
-        return None
-    return True if d.low > size else False if d.high < size else None
-
-
 def figure_1(result):
     """Figure 1 over seeds (each test at the check's Bonferroni level): in sample above out of
     sample at the shallow test depth q, by more than 0.2 after some training depth, and decidedly
@@ -594,7 +585,7 @@ def figure_1(result):
         return fig1.loc[t, f"{where}_{q}_seeds"]
 
     in_beats_out = stats.all_hold(
-        stats.any_holds(*(_exceeds_by(seeds(lo, "in", t), seeds(lo, "out", t), 0.2, level) for t in train)),
+        stats.any_holds(*(stats.exceeds(seeds(lo, "in", t), seeds(lo, "out", t), 0.2, level=level) for t in train)),
         not any(stats.compare(seeds(q, "in", t), seeds(q, "out", t), level=level) == "less" for q in depths for t in train))
     best_at_match = stats.all_hold(*(stats.holds(stats.compare(seeds(lo, where, lo), seeds(lo, where, t), level=level,
                                                                floor=0.0), "greater")
