@@ -370,3 +370,19 @@ def describe(values: Sequence[float], level: float = LEVEL, bounds: tuple[float,
     """``"0.84 [0.80, 0.88] (n = 5)"``: a per-seed list as its mean and interval (clipped to
     ``bounds``, see :func:`mean_interval`), for claim text."""
     return str(mean_interval(values, level, bounds))
+
+
+#: the range of an accuracy, a rate or a share (what :func:`describe_accuracy` clips to)
+ACCURACY = (0.0, 1.0)
+#: the range of a loss, a perplexity, an error or a count (what :func:`describe_nonnegative` clips to)
+NONNEGATIVE = (0.0, None)
+
+
+def describe_accuracy(values: Sequence[float], level: float = LEVEL) -> str:
+    """:func:`describe` for accuracies, rates and shares: the interval clipped to [0, 1]."""
+    return describe(values, level, ACCURACY)
+
+
+def describe_nonnegative(values: Sequence[float], level: float = LEVEL) -> str:
+    """:func:`describe` for losses, perplexities, errors and counts: the interval clipped at 0."""
+    return describe(values, level, NONNEGATIVE)

@@ -144,6 +144,14 @@ def test_bounded_interval_is_clipped_to_the_range():
             stats.mean_interval([0.5, 0.6], bounds=bad)
 
 
+def test_describe_accuracy_and_nonnegative_clip_to_their_ranges():
+    assert stats.describe_accuracy([0.2, 1.0]) == "0.6 [0, 1] (n = 2)"
+    assert stats.describe_nonnegative([0.0, 1.0]).startswith("0.5 [0, ")  # clipped below only
+    assert stats.describe_nonnegative([0.0, 1.0]) != "0.5 [0, 1] (n = 2)"
+    assert stats.describe_accuracy([0.7]) == stats.describe([0.7])  # one seed: no interval either way
+    assert stats.describe_accuracy([0.4, 0.5, 0.6], level=0.99) == stats.describe([0.4, 0.5, 0.6], 0.99, (0, 1))
+
+
 def test_family_level_is_bonferroni():
     assert stats.family_level(1) == pytest.approx(0.95) and stats.family_level(10) == pytest.approx(0.995)
     with pytest.raises(ValueError, match=r"stats\.family_level: tests"):

@@ -413,9 +413,6 @@ def _seeds_at(table: pd.DataFrame, model: str, n: int) -> list[float]:
     return list(rows["per seed"].iloc[0])
 
 
-def _acc(values) -> str:
-    """Per-seed accuracies as their mean and 95% interval, clipped to [0, 1]."""
-    return stats.describe(values, bounds=(0.0, 1.0))
 
 
 def figure_2ab(idx, idx_ssm):
@@ -447,8 +444,9 @@ def figure_2ab(idx, idx_ssm):
 
     ours = (f"|Σ| = {idx.config['n_symbols']}, N = {_join(idx.config['lengths'])}, seed means: "
             + "; ".join(f"{a} {_join(table[table['model'] == a].sort_values('N')['mean'], '{:.2f}')}" for a in archs)
-            + f". At the longest length run: {tf} {_acc(_seeds_at(table, tf, longest))} (above 0.9: {stats.said(tf_high)}); "
-            + "; ".join(f"{a} at N = {ran[a][-1]} {_acc(_seeds_at(table, a, ran[a][-1]))} (below 0.6: "
+            + f". At the longest length run: {tf} {stats.describe_accuracy(_seeds_at(table, tf, longest))} "
+              f"(above 0.9: {stats.said(tf_high)}); "
+            + "; ".join(f"{a} at N = {ran[a][-1]} {stats.describe_accuracy(_seeds_at(table, a, ran[a][-1]))} (below 0.6: "
                         f"{stats.said(fails[a])}, beaten by {tf}: {stats.said(beaten[a])}, decreasing with N: "
                         f"{stats.said(degrades[a])})"
                         for a in recurrent)
@@ -489,7 +487,7 @@ def figure_2c(dyck):
                   "struggle beyond ~100 and learn more slowly",
                   "TF-(2,64) and LSTM near-perfect to N = 400; TF-(1,256) near-perfect to ~100, then struggles "
                   "(figures, no numbers)",
-                  f"at N = {n_long}: " + "; ".join(f"{a} {_acc(at_long[a])}" for a in archs)
+                  f"at N = {n_long}: " + "; ".join(f"{a} {stats.describe_accuracy(at_long[a])}" for a in archs)
                   + f" (per-seed finals at each model's best learning rate; {lstm} vs {tf1} by Welch: {versus_tf1}; "
                   f"tests at level {level:.4f}, Bonferroni over 3)",
                   results=dyck, setup=s, config=setup.ours_figure_2c(dyck),
@@ -535,7 +533,7 @@ def figure_3(mw):
     widest = recurrent[recurrent["width"] == recurrent["width"].max()]
 
     def at(rows, n):
-        return _acc(rows[rows["N"] == n]["per seed"].iloc[0])
+        return stats.describe_accuracy(rows[rows["N"] == n]["per seed"].iloc[0])
 
     ours = "; ".join(
         f"N = {n}: Mamba {mamba[n]} with width, LSTM {lstm.get(n, 'not run')}"
@@ -610,7 +608,8 @@ def figure_4(eq):
     random_sep = stats.all_hold(high("random", tf, n_long), stats.holds(rnd[n_long], "greater")) if rnd else False
     s = setup.FIGURE_4
     ours = "; ".join(
-        f"Eq-{v}: " + ", ".join(f"N = {n}: {tf} {_acc(seeds[(v, tf, n)])} vs {lstm} {_acc(seeds[(v, lstm, n)])}"
+        f"Eq-{v}: " + ", ".join(f"N = {n}: {tf} {stats.describe_accuracy(seeds[(v, tf, n)])} "
+                                f"vs {lstm} {stats.describe_accuracy(seeds[(v, lstm, n)])}"
                                 + (f" ({decide(v, n)})" if v != "one" else "") for n in lengths)
         for v in variants)
     return _check(s.ref, "sep-fig4",

@@ -201,8 +201,6 @@ def figure_5(cres):
         **claims.outcome(stats.all_hold(inverse, vo_fixes), stats.any_holds(inverse, vo_fixes)))
 
 
-def _text(values) -> str:
-    return stats.describe(values, bounds=(0, None))
 
 
 def figure_8(hres):
@@ -235,8 +233,8 @@ def figure_8(hres):
         "Figure 8 (learning rate × n)", "sy-b1",
         "the best learning rate is about 1e-3, and lr >= 1e-2 fails (test loss ≈ 1)",
         "best lr ≈ 1e-3 at every n; lr >= 1e-2 at ≈1; vanilla ≈0 only at n ≈ 2048",
-        f"at n = {ns[-1]}: best lr {best_lr:g} (loss {_text(top[best_lr])}); "
-        + ", ".join(f"lr {lr:g}: {_text(top[lr])}" for lr in high),
+        f"at n = {ns[-1]}: best lr {best_lr:g} (loss {stats.describe_nonnegative(top[best_lr])}); "
+        + ", ".join(f"lr {lr:g}: {stats.describe_nonnegative(top[lr])}" for lr in high),
         results=hres, setup_=setup.FIGURE_8, config=setup.ours_figure_8(hres),
         **claims.outcome(stats.all_hold(near, high_fails), stats.any_holds(near, high_fails)))
 
@@ -261,7 +259,8 @@ def figures_9_and_10(hres):
     return _check(
         "Figures 9 and 10 (batch size)", "sy-b1", "smaller minibatches help slightly",
         "n = 512: ≈0.1 at batch 32 against ≈0.35 at 512 (lr 1e-3)",
-        f"n = {cv.knob_n(hres)}, each at its best lr: batch {small} {_text(lo)}, batch {full} {_text(hi)}",
+        f"n = {cv.knob_n(hres)}, each at its best lr: batch {small} {stats.describe_nonnegative(lo)}, "
+        f"batch {full} {stats.describe_nonnegative(hi)}",
         results=hres, setup_=setup.FIGURES_9_10, config=setup.ours_figures_9_10(hres),
         **claims.outcome(stats.holds(stats.compare(lo, hi, level=level, floor=0.0), "less"),
                          _no_worse(lo, hi, level=level)))
@@ -278,8 +277,8 @@ def _more_is_better(hres, knob: str):
     beaten = [stats.holds(stats.compare(at_best[values[0]], at_best[v], level=level, floor=0.0), "greater")
               for v in values[1:]]
     in_order = stats.no_reversal([at_best[v] for v in values], "decreasing", level=level, floor=0.0)
-    ours = f"n = {cv.knob_n(hres)}, each at its best lr: " + ", ".join(f"{knob} {v}: {_text(at_best[v])}"
-                                                                        for v in values)
+    ours = f"n = {cv.knob_n(hres)}, each at its best lr: " + ", ".join(
+        f"{knob} {v}: {stats.describe_nonnegative(at_best[v])}" for v in values)
     return ours, stats.all_hold(*beaten, in_order), stats.any_holds(*beaten)
 
 
@@ -313,8 +312,8 @@ def figure_13(hres):
         "Figure 13 (embedding dimension)", "sy-b1-width",
         "a larger d_emb hurts, most at high learning rates (the narrowest is best)",
         "n = 1024: d = 32 best (≈0.07-0.1); d = 512 worse at high lr",
-        f"n = {cv.knob_n(hres)}, lr {high_lr:g}: " + ", ".join(f"d = {v}: {_text(c[v][-1])}" for v in c)
-        + "; each at its best lr: " + ", ".join(f"d = {v}: {_text(cv.best(c[v]))}" for v in c),
+        f"n = {cv.knob_n(hres)}, lr {high_lr:g}: " + ", ".join(f"d = {v}: {stats.describe_nonnegative(c[v][-1])}" for v in c)
+        + "; each at its best lr: " + ", ".join(f"d = {v}: {stats.describe_nonnegative(cv.best(c[v]))}" for v in c),
         results=hres, setup_=setup.FIGURE_13, config=setup.ours_figure_13(hres),
         **claims.outcome(stats.all_hold(hurts, narrow_best), hurts))
 
@@ -359,7 +358,7 @@ def figure_14(ll: dict, shape: dict, seeds):
         "training only the last layer stays at chance at the usual initialisation and learns from many samples at a "
         "larger one, the more so the larger",
         "n = 16384: ×1 ≈1.0, ×8 → 0.3, ×64 → 0.11",
-        ", ".join(f"×{c:g}: {_text(v)}" for c, v in at.items()) + f" at n = {ns[-1]}",
+        ", ".join(f"×{c:g}: {stats.describe_nonnegative(v)}" for c, v in at.items()) + f" at n = {ns[-1]}",
         setup_=setup.FIGURE_14, config=setup.ours_figure_14(shape, scales, seeds),
         **claims.outcome(stats.all_hold(chance, eight_lower, sixty_four_lower),
                          stats.all_hold(chance, stats.any_holds(eight_lower, sixty_four_below_one))))
@@ -387,7 +386,7 @@ def _template_knob(kres, rres, knob: str):
         read = "samples to reach test loss 0.25: " + ", ".join(f"{v}: {_reach_text(reach[v], ns)}" for v in values)
     else:
         per_value = [list(losses[v][0]) for v in values]
-        read = f"test loss at n = {ns[0]}: " + ", ".join(f"{v}: {stats.describe(losses[v][0], bounds=(0, None))}"
+        read = f"test loss at n = {ns[0]}: " + ", ".join(f"{v}: {stats.describe_nonnegative(losses[v][0])}"
                                                         for v in values)
     trend = stats.trend(values, per_value)
     number, statement, paper_value = _KNOB_CLAIMS[knob]
@@ -481,7 +480,8 @@ def figure_7bc(pres):
         "several pretrained heads have W_K W_Q^T and W_V W_O^T diagonals stronger than their other entries",
         "several of GPT-2's 144 heads show a pronounced diagonal (heat maps, no score given)",
         f"base model: highest score W_Q W_K^T {kq.max():.2f}, W_V W_O {vo.max():.2f}; heads above 1 per seed: "
-        f"{_text(count['kq'])} and {_text(count['vo'])} of {kq[0].size} ({kq.shape[-1]} heads × "
+        f"{stats.describe_nonnegative(count['kq'])} and {stats.describe_nonnegative(count['vo'])} of {kq[0].size} "
+        f"({kq.shape[-1]} heads × "
         f"{kq.shape[-2]} layers); at initialisation at most {init_max:.2f}",
         results=pres, setup_=setup.FIGURE_7BC, config=setup.ours_figure_7bc(pres),
         **claims.outcome(stats.all_hold(*several), stats.any_holds(*several)))
@@ -507,7 +507,8 @@ def figure_7a(pres):
         "Figure 7a (fine-tuning a pretrained model)", "sy-finetune",
         "a pretrained model fine-tuned on a template task needs far fewer samples than the same model trained from scratch",
         "pretrained 0.25 at n = 32, ≈0.02 at 256; from scratch ≈1.0 until n ≈ 2000",
-        "; ".join(f"n = {n}: scratch {_text(scratch[i])}, pretrained {_text(pre[i])}" for i, n in enumerate(ns)),
+        "; ".join(f"n = {n}: scratch {stats.describe_nonnegative(scratch[i])}, "
+                  f"pretrained {stats.describe_nonnegative(pre[i])}" for i, n in enumerate(ns)),
         results=pres, setup_=setup.FIGURE_7A, config=setup.ours_figure_7a(pres),
         **claims.outcome(stats.all_hold(low, large_gain, not worse), learned_gain))
 
@@ -536,7 +537,8 @@ def figure_23(pres):
         "pretrained models of several sizes, fine-tuned, learn the template task from few samples (in the paper two "
         "of three sizes do; GPT-2 medium stays at 0.3)",
         "small 0.2 at n = 8, ≈0 from 16; large ≈0.05 at 32; medium 0.3 plateau up to 128",
-        "; ".join(f"{s}: " + ", ".join(_text(v) for v in ft[s, "pretrained"]) + f" at n = {', '.join(map(str, ns))}"
+        "; ".join(f"{s}: " + ", ".join(stats.describe_nonnegative(v) for v in ft[s, "pretrained"])
+                  + f" at n = {', '.join(map(str, ns))}"
                   for s in sizes),
         results=pres, setup_=setup.FIGURE_23, config=setup.ours_figure_23(pres),
         **claims.outcome(_at_least(2, (below(s, 0.2, small_n) for s in sizes)),

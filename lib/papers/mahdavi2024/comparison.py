@@ -61,7 +61,7 @@ def comparison(scale: str) -> tuple[dict, list[dict]]:
     validate.choice("comparison", "scale", scale, ("smoke", "default", "paper"))
     smoke = scale == "smoke"
     config = dict(dim=16, n=8, d_h=16, T=200, lr=1e-3, steps=200 if smoke else 20_000, eval_every=50 if smoke else 500,
-                  seeds=[42] if smoke else [42, 1, 2, 3])
+                  seeds=[42] if smoke else [42, 1, 2, 3, 4])
     if smoke:
         return config, [dict(recipe=r, H=1) for r in ("official", "ours")]
     whole = [dict(recipe=r, H=h) for r in ("official", "our init", "our data", "ours") for h in (1, 2, 4, 8)]

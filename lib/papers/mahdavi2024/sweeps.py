@@ -56,7 +56,7 @@ def recipe(size: str) -> dict:
                     seeds=[42, 43, 44], max_padding=0.25, recipe="official")
     if size == "smoke":
         return dict(dim=16, lr=1e-2, batch_size=None, steps=250, long_steps=400, eval_every=50, seeds=[0, 1])
-    return dict(dim=16, lr=1e-2, batch_size=None, steps=2000, long_steps=3000, eval_every=100, seeds=[0, 1, 2, 3])
+    return dict(dim=16, lr=1e-2, batch_size=None, steps=2000, long_steps=3000, eval_every=100, seeds=[0, 1, 2, 3, 4])
 
 
 def sweep(name: str, size: str | None = None) -> tuple[dict, list[dict]]:

@@ -599,7 +599,7 @@ def figure_1(result):
     at = fig1.loc[lo] if lo in fig1.index else fig1.iloc[0]
 
     def text(q, where, t):
-        return stats.describe(seeds(q, where, t), bounds=(0, 1))
+        return stats.describe_accuracy(seeds(q, where, t))
     return _trained(setup.FIGURE_1, result, setup.boolean_simplification(result),
                     f"in-sample accuracy is far above out-of-sample; depth-{lo} tests are best, in and out of sample, "
                     f"after training at depth {lo}; depth-{hi} tests are worse, out of sample near 0, in sample rising "

@@ -16,8 +16,6 @@ def _faster(a, b, level: float) -> bool | None:
     return stats.holds(stats.compare(a, b, level=level), "greater")
 
 
-def _mean(values) -> str:
-    return stats.describe(values, bounds=(0.0, 1.0))
 
 
 def figures_5_6(heads):
@@ -38,8 +36,9 @@ def figures_5_6(heads):
         paper="chen2024", ref="Figures 5-6", label=_LABEL,
         statement="extra heads make no significant difference for in-context QA and template matching",
         paper_value="no significant impact",
-        ours="final accuracy: " + "; ".join(f"{t} " + ", ".join(f"{k.split(' ', 2)[-1]} {_mean(v)}" for k, v in d.items())
-                                            for t, d in finals.items())
+        ours="final accuracy: " + "; ".join(
+            f"{t} " + ", ".join(f"{k.split(' ', 2)[-1]} {stats.describe_accuracy(v)}" for k, v in d.items())
+            for t, d in finals.items())
              + "; mean accuracy over training (speed): " + "; ".join(
                  f"{t} " + ", ".join(f"{k.split(' ', 2)[-1]} {v.mean():.2f}" for k, v in d.items())
                  for t, d in speeds.items())
@@ -74,7 +73,7 @@ def figure_7(heads):
         paper_value="[.., 1] faster than more heads; 4 layers faster than 3 (k=4, l=5)",
         ours=f"{one} fastest of the 3-layer models: {stats.said(one_head_fastest)}; 4th layer faster: "
              f"{stats.said(fourth_faster)}; "
-             + ", ".join(f"{k} {spd[k].mean():.2f} (final {_mean(fin[k])})" for k in ictm)
+             + ", ".join(f"{k} {spd[k].mean():.2f} (final {stats.describe_accuracy(fin[k])})" for k in ictm)
              + f" (mean accuracy over training; tests at level {level:.4f}, Bonferroni)",
         results=heads, setup=setup.FIGURE_7, config=setup.ours_figure_7(heads),
         **claims.outcome(stats.all_hold(one_head_fastest, fourth_faster),
@@ -98,7 +97,8 @@ def figure_4(heads, sgd):
     return claims.check(
         paper="chen2024", ref="Figure 4", label=_LABEL,
         statement="more heads make memorization faster", paper_value="faster with more heads (SGD)",
-        ours="Adam: " + ", ".join(f"{h} head(s): {_mean(v)}" for h, v in adam.items()) + "; SGD at each model's best rate: "
+        ours="Adam: " + ", ".join(f"{h} head(s): {stats.describe_accuracy(v)}" for h, v in adam.items())
+             + "; SGD at each model's best rate: "
              + ", ".join(f"{a[0]} head(s): {s['speed'][a]:.2f} (lr {s['best_lr'][a]:g})" for a in s["speed"])
              + f"; SGD at one rate ({fewest_lr:g}): "
              + ", ".join(f"{a[0]} head(s): {v:.2f}" for a, v in s["at_fewest_best"].items())
@@ -145,7 +145,8 @@ def figure_7_last_heads(by_k):
     a, b = _per(table, one, k, "speed per seed"), _per(table, many, k, "speed per seed")
     return _several_k(by_k, "Figure 7 (last-layer heads)", "a single head in the last layer learns faster than "
                       "several (k=4)", "[.., 1] fastest at k=4",
-                      f"mean accuracy over training at k={k}: {one} {_mean(a)}, {many} {_mean(b)} "
+                      f"mean accuracy over training at k={k}: {one} {stats.describe_accuracy(a)}, "
+                      f"{many} {stats.describe_accuracy(b)} "
                       f"(Welch: {stats.compare(a, b)})", _faster(a, b, stats.LEVEL))
 
 
@@ -162,8 +163,10 @@ def figure_7_four_layers(by_k):
               for deep, shallow, k in pairs]
     return _several_k(by_k, "Figure 7 (4 layers)", "a fourth layer makes in-context template matching learn faster",
                       "4 single-head layers faster than 3",
-                      "; ".join(f"{deep} vs {shallow}, k={k}: {_mean(_per(table, deep, k, 'speed per seed'))} / "
-                                f"{_mean(_per(table, shallow, k, 'speed per seed'))}" for deep, shallow, k in pairs)
+                      "; ".join(f"{deep} vs {shallow}, k={k}: "
+                                f"{stats.describe_accuracy(_per(table, deep, k, 'speed per seed'))} / "
+                                f"{stats.describe_accuracy(_per(table, shallow, k, 'speed per seed'))}"
+                                for deep, shallow, k in pairs)
                       + f" (mean accuracy over training; pairs where neither learns left out; Welch at level "
                         f"{level:.4f})" if pairs else "no pair where one of the two learns: nothing to compare",
                       stats.all_hold(*faster) if pairs else None)

@@ -25,8 +25,6 @@ def _fig2(result, task: str, statement: str, paper_value: str, ours: str, full: 
                         irrelevant=irrelevant, note=note, **claims.outcome(full))
 
 
-def _acc_text(values) -> str:
-    return stats.describe(values, bounds=(0.0, 1.0))
 
 
 # ----------------------------------------------------------------------------- Figure 2, our sizes
@@ -35,7 +33,7 @@ def figure_2a(fig2):
     mean final accuracy above 0.99 by its 95% interval (inconclusive when the seeds cannot tell)."""
     acc = _acc(fig2, "memorization", [1])
     return _fig2(fig2, "memorization", "a 1-layer transformer memorizes the sequence-classification set",
-                 "~100% (read from the figure)", f"{_acc_text(acc)} (1 layer, {fig2.scale} scale)",
+                 "~100% (read from the figure)", f"{stats.describe_accuracy(acc)} (1 layer, {fig2.scale} scale)",
                  stats.above(acc, 0.99))
 
 
@@ -48,7 +46,8 @@ def _one_fails_two_learn(result, task: str, ref: str | None = None, label: str =
     decide = stats.family_level(2)
     full = stats.all_hold(stats.below(one, chance + 0.05, level=decide), stats.above(two, 0.99, level=decide))
     return _fig2(result, task, statement or f"1 layer fails at {what}, 2 layers learn it",
-                 "1 layer ~ guess, 2 layers ~100%", f"1 layer {_acc_text(one)} ({level}), 2 layers {_acc_text(two)}",
+                 "1 layer ~ guess, 2 layers ~100%",
+                 f"1 layer {stats.describe_accuracy(one)} ({level}), 2 layers {stats.describe_accuracy(two)}",
                  full, ref=ref, label=label)
 
 
@@ -74,7 +73,7 @@ def figure_2d(fig2):
                           *([stats.below(depth[2], 0.6, level=level)] if 2 in depth else []))
     return _fig2(fig2, "contextual", "1 and 2 layers fail at in-context template matching, 3 layers learn it",
                  "1-2 layers ~ guess, 3 layers ~100%",
-                 ", ".join(f"{n} layers {_acc_text(a)}" for n, a in sorted(depth.items())), full,
+                 ", ".join(f"{n} layers {stats.describe_accuracy(a)}" for n, a in sorted(depth.items())), full,
                  irrelevant={"layers compared": "the 4-layer model is extra; the check reads 1, 2 and 3 layers"})
 
 
@@ -91,7 +90,7 @@ def figure_2a_paper_sizes(fig2p):
     acc, t = _acc(fig2p, "memorization", [1]), setup.task_that_ran(fig2p, "memorization")
     return _fig2(fig2p, "memorization", f"a 1-layer transformer memorizes {t.n_examples:,} sequences of "
                  f"{t.n_words} words with distinct labels", "~100% (read from the figure)",
-                 f"{_acc_text(acc)} (1 layer, {fig2p.scale} scale)", stats.above(acc, 0.99),
+                 f"{stats.describe_accuracy(acc)} (1 layer, {fig2p.scale} scale)", stats.above(acc, 0.99),
                  irrelevant=_ONE_LAYER_ONLY, ref="Figure 2a (Sec. 9.1's sizes)", label="depth-fig2-paper-sizes")
 
 
@@ -119,7 +118,7 @@ def figure_2a_paper_scale(fig2_gpu):
     steps = fig2_gpu.config["recipes"]["memorization"]["steps"]
     return _fig2(fig2_gpu, "memorization", f"a 1-layer transformer memorizes {t.n_examples:,} sequences of "
                  f"{t.n_words} words with distinct labels", "~100% (read from the figure)",
-                 f"{_acc_text(acc)} ({steps} steps)", stats.above(acc, 0.99),
+                 f"{stats.describe_accuracy(acc)} ({steps} steps)", stats.above(acc, 0.99),
                  irrelevant=_ONE_LAYER_ONLY, ref="Figure 2a (the paper's scale)", label="depth-fig2-paper-scale",
                  note=f"sweep {fig2_gpu.progress()}; this claim's group is complete")
 

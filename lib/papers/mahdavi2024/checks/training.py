@@ -65,9 +65,6 @@ def official_gap(comparison):
 # Every trained claim below is decided over seeds (:mod:`lib.stats`): each condition is a test on
 # the per-seed values, all of a check's tests at its Bonferroni level (``stats.family_level``),
 # combined three-valued (``stats.all_hold``); an undecided claim is inconclusive, never reproduced.
-def _text(values, bounds=(0.0, 1.0)) -> str:
-    """Per-seed values as their mean and 95% interval (an accuracy's clipped to [0, 1])."""
-    return stats.describe(values, bounds=bounds)
 
 
 def _level(level: float) -> str:
@@ -91,9 +88,9 @@ def _lines(lines: dict, level: float) -> tuple[bool | None, bool | None, str]:
         r2 = (stats.above(line["r2"], 0.98, level=level), stats.above(line["r2"], 0.9, level=level))
         full.append(stats.all_hold(r2[0], stats.above(line["margin"], 0.0, level=level)) if rising else rising)
         part.append(r2[1] if rising else rising)
-        text.append(f"{g} on H = {line['H']}: R^2 {_text(line['r2'], (None, 1.0))}, "
-                    f"{_text(line['slope'], (None, None))} examples/head, R^2 above the better of sqrt(H) and "
-                    f"log(1+H) by {_text(line['margin'], (None, None))}")
+        text.append(f"{g} on H = {line['H']}: R^2 {stats.describe(line['r2'], bounds=(None, 1.0))}, "
+                    f"{stats.describe(line['slope'])} examples/head, R^2 above the better of sqrt(H) and "
+                    f"log(1+H) by {stats.describe(line['margin'])}")
     if not lines:
         return None, None, "no curve with 3 unsaturated points"
     return stats.all_hold(*full), stats.all_hold(*part), "; ".join(text)
@@ -109,8 +106,10 @@ def _rises_in_n(result, level: float) -> tuple[bool | None, str]:
     for g, a in acc.items():
         steps = stats.no_reversal(list(a), "increasing", level=level, floor=0.0, ceiling=1.0)
         truths += [stats.above(a[-1] - a[first], 0.1, level=level), steps]
-        text.append(f"{g}: {_text(a[first])} at n = {xs[first]}, {_text(a[-1])} at n = {xs[-1]} (rise "
-                    f"{_text(a[-1] - a[first], (-1.0, 1.0))}; a step decidedly falling: {stats.said(not steps)})")
+        text.append(f"{g}: {stats.describe_accuracy(a[first])} at n = {xs[first]}, "
+                    f"{stats.describe_accuracy(a[-1])} at n = {xs[-1]} "
+                    f"(rise {stats.describe(a[-1] - a[first], bounds=(-1.0, 1.0))}; "
+                    f"a step decidedly falling: {stats.said(not steps)})")
     return stats.all_hold(*truths), "; ".join(text)
 
 
@@ -138,7 +137,8 @@ def _rises_in_d(result, level: float) -> tuple[bool | None, bool | None, str]:
         flat = stats.all_hold(*(stats.within(a[i], at, 0.05, level=level) for i in beyond)) if beyond else None
         part.append(rise)
         full.append(stats.all_hold(rise, None if flat is True and room is not True else flat))
-        text.append(f"{g}: {_text(a[below[0]])} at d_h = {xs[below[0]]}, {_text(at)} at d_h = {xs[below[-1]]} "
+        text.append(f"{g}: {stats.describe_accuracy(a[below[0]])} at d_h = {xs[below[0]]}, "
+                    f"{stats.describe_accuracy(at)} at d_h = {xs[below[-1]]} "
                     f"(n = {n}), " + ", ".join(f"{a[i].mean():.2f} at d_h = {xs[i]}" for i in beyond)
                     + f"; within 0.05 beyond: {stats.said(flat)}, room for a gain (below 0.9): {stats.said(room)}")
     return stats.all_hold(*full), stats.all_hold(*part), "; ".join(text)
@@ -327,7 +327,7 @@ def figure_4(results):
                   "memorized than with a shared context", "linear in H; linearity in n weakens",
                   f"per-example > shared somewhere and nowhere below (Welch, {len(pairs)} common (T, H)): "
                   f"{stats.said(more)}; "
-                  f"n = 1: " + ", ".join(f"{g}: {_text(v)}" for g, v in n1.items())
+                  f"n = 1: " + ", ".join(f"{g}: {stats.describe_accuracy(v)}" for g, v in n1.items())
                   + f"; an H curve decidedly falls: {stats.said(not h_rises)}; regression MSE decidedly rises with H or n: "
                   f"{stats.said(not reg_falls)}; linearity in H: {line_text}" + _level(level),
                   **claims.outcome(stats.all_hold(part, line_full), part),
@@ -399,7 +399,7 @@ def figure_5(results):
             drop = a[start] - a[-1]
             truths.append(stats.all_hold(steps, stats.above(drop, 1.0, level=level)))
             parts.append(stats.all_hold(steps, stats.above(drop, 0.0, level=level)))
-            text.append(f"{key} from {xs[start]} to {xs[-1]}, {g}: {_text(drop, (None, None))}"
+            text.append(f"{key} from {xs[start]} to {xs[-1]}, {g}: {stats.describe(drop)}"
                         + ("" if steps else ", a step decidedly up"))
     return _check("Figure 5", "mem-fig5", "regression: training MSE falls with H and with n", "monotone trends",
                   "per seed, decades the MSE falls: " + "; ".join(text) + _level(level),
