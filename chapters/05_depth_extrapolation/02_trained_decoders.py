@@ -185,6 +185,8 @@ display(table(single, index=False))
 single_check = checks.single_word_loss(single, size_result, results["completions"])
 if size_result.scale != "smoke":
     assert single_check.passed  # loss below float32's epsilon; no deep prompt completed
+if size_result.scale == "default":
+    assert single_check.verdict == "substituted", single_check.verdict
 record(single_check)
 
 # %% [markdown]
@@ -219,6 +221,8 @@ figure4 = checks.figure_4(comp_result, closed_counts)
 assert all(v == comp_result.config["samples"] for v in closed_counts.values())
 if comp_result.scale != "smoke":
     assert figure4.partly  # the one-word model regenerates its word and fails on the deepest context
+if comp_result.scale == "default":
+    assert figure4.verdict == "partly", figure4.verdict
 record(figure4)
 
 # %% [markdown]
@@ -308,6 +312,8 @@ print(f"full minus no positional embedding by size: {(out.loc['full'] - out.loc[
 figure6 = checks.figure_6(abl_result)
 if abl_result.scale != "smoke":
     assert figure6.passed  # pivotal positions, full model best at most words, fixed E strong at few, (5) beats (4)
+if abl_result.scale == "default":
+    assert figure6.verdict == "substituted", figure6.verdict
 record(figure6)
 
 # %% [markdown]
@@ -371,6 +377,8 @@ display(table(gd[["seed", "loss", "memorized", "deep_acc", "v", "max |c_r|"]], i
 gd_check = checks.gd_eq1(gd_result, closed_acc)
 if gd_result.scale != "smoke":
     assert gd_check.passed
+if gd_result.scale == "default":
+    assert gd_check.verdict == "substituted", gd_check.verdict
 record(gd_check)
 
 # %% [markdown]
