@@ -130,13 +130,18 @@ def test_figure_4_is_decided_over_seeds():
 
     eq = stored("bhattamishra2024", "equality", "default")
     assert checks.figure_4(eq).verdict == "inconclusive"  # Eq-ncp: TF ahead at N = 10, 20; N = 40 undecided
+    seeds = len(eq.config["seeds"])
+
+    def near(value):  # one final per seed, spread by 0.01
+        return [value + 0.01 * (i % 2) for i in range(seeds)]
+
     ncp40 = {"variant": "ncp", "arch": "TF-(2,32)", "length": 40}
-    # both transformer seeds copying at N = 40: the Eq-ncp ordering (the weaker form) holds
-    assert checks.figure_4(_with_finals(eq, ncp40, [0.95, 0.96])).verdict == "partly"
+    # every transformer seed copying at N = 40: the Eq-ncp ordering (the weaker form) holds
+    assert checks.figure_4(_with_finals(eq, ncp40, near(0.95))).verdict == "partly"
     # the LSTM decidedly ahead on Eq-ncp at N = 10: the separation fails outright
     lstm10 = {"variant": "ncp", "arch": "LSTM-(1,64)", "length": 10}
     tf10 = {"variant": "ncp", "arch": "TF-(2,32)", "length": 10}
-    flipped = _with_finals(_with_finals(eq, tf10, [0.30, 0.31]), lstm10, [0.99, 0.995])
+    flipped = _with_finals(_with_finals(eq, tf10, near(0.30)), lstm10, near(0.985))
     assert checks.figure_4(flipped).verdict == "not reproduced"
 
 

@@ -200,7 +200,7 @@ def dyck(scale: str) -> tuple[dict, list[dict]]:
         lengths=at(scale, [20], [20, 50], [20, 50, 100, 200, 400]),
         archs=at(scale, ["TF-(1,32)", "LSTM-(1,32)"], ["TF-(1,64)", "TF-(2,64)", "LSTM-(1,32)"],
                     ["TF-(1,256)", "TF-(2,64)", "LSTM-(1,64)"]),
-        seeds=list(range(at(scale, 1, 2, 3))), lrs=at(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
+        seeds=list(range(at(scale, 1, 5, 3))), lrs=at(scale, [3e-3], [1e-3, 3e-3], [1e-4, 5e-4, 1e-3, 5e-3]),
         steps=at(scale, 100, 1500, 20000), batch_size=64, eval_every=at(scale, 50, 150, 1000),
         eval_size=at(scale, 256, 1000, 5000))
     grid = [{"arch": a, "length": n} for a in config["archs"] for n in config["lengths"]]
