@@ -413,8 +413,6 @@ def _seeds_at(table: pd.DataFrame, model: str, n: int) -> list[float]:
     return list(rows["per seed"].iloc[0])
 
 
-
-
 def figure_2ab(idx, idx_ssm):
     """Figure 2a-b (Sec. 6), decided over seeds (:mod:`lib.stats`, each model at its best learning
     rate). The separation: the 1-layer transformer is near-perfect at the longest length (its

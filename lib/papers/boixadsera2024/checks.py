@@ -201,8 +201,6 @@ def figure_5(cres):
         **claims.outcome(stats.all_hold(inverse, vo_fixes), stats.any_holds(inverse, vo_fixes)))
 
 
-
-
 def figure_8(hres):
     """Figure 8 over seeds: wherever the best learning rate learns (its mean test loss decided
     below 0.9), that rate lies in [3e-4, 3e-3] and beats every rate outside it (Welch); every lr

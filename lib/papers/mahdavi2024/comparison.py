@@ -181,8 +181,9 @@ def ablation(cells: dict, seeds: list[int], tolerance: float = 0.05) -> dict:
     official recipe's training accuracy within 0.05 of the code's (10 of T = 200 examples) for
     each (H, seed) pair separately, since the two differ only in arithmetic (another processor's
     float32 rounding, evaluated one update apart). Also: each swapped recipe's mean accuracy above
-    the official recipe's (averaged over the H it ran at), and the single ingredient with the
-    largest effect among those run at every H."""
+    the official recipe's (averaged over the H it ran at; ``gap_seeds``: the same per seed, the
+    cells of a seed sharing data and initial weights), and the single ingredient with the largest
+    effect among those run at every H."""
     _cells("ablation", cells)
     seeds = validate.integers("ablation", "seeds", seeds, minimum=0)
     validate.real("ablation", "tolerance", tolerance, minimum=0.0)
@@ -195,7 +196,8 @@ def ablation(cells: dict, seeds: list[int], tolerance: float = 0.05) -> dict:
              for h, runs in OFFICIAL_CODE.items() if h in heads for seed, code in runs.items() if seed in seeds}
     gap = {r: float(np.mean([cells[r, h].mean() - cells["official", h].mean() for h in heads if (r, h) in cells]))
            for r in recipes if any((r, h) in cells for h in heads)}
+    gap_seeds = {r: np.mean([cells[r, h] - cells["official", h] for h in heads if (r, h) in cells], axis=0) for r in gap}
     single = [r for r in recipes if r not in ("official", "ours") and all((r, h) in cells for h in heads)]
     return {"matched": all(v <= tolerance + 1e-12 for v in apart.values()), "largest_apart": max(apart.values()),
-            "compared": len(apart), "gap": gap,
+            "compared": len(apart), "gap": gap, "gap_seeds": gap_seeds,
             "cause": max(single, key=lambda r: abs(gap[r])) if single else None}

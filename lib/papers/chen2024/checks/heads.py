@@ -16,8 +16,6 @@ def _faster(a, b, level: float) -> bool | None:
     return stats.holds(stats.compare(a, b, level=level), "greater")
 
 
-
-
 def figures_5_6(heads):
     """Figures 5-6 (Sec. 9.2): extra heads make no significant difference on in-context QA and
     template matching, read over seeds. Full check: every architecture ends near-perfect (its

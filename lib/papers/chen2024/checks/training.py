@@ -25,8 +25,6 @@ def _fig2(result, task: str, statement: str, paper_value: str, ours: str, full: 
                         irrelevant=irrelevant, note=note, **claims.outcome(full))
 
 
-
-
 # ----------------------------------------------------------------------------- Figure 2, our sizes
 def figure_2a(fig2):
     """Figure 2a: a 1-layer transformer memorizes the sequence-classification set: the seeds'

@@ -47,24 +47,14 @@ def official_rebuilt(comparison):
                   note="the official code's numbers come from running it by hand (1-3 seeds)")
 
 
-def _gaps_per_seed(cells: dict) -> dict[str, np.ndarray]:
-    """Each recipe's gap over the official recipe, per seed (the same data and initial weights in
-    every cell of a seed): the mean over the H it ran at of its accuracy less the official one's."""
-    heads = sorted(h for r, h in cells if r == "official")
-    recipes = dict.fromkeys(r for r, _ in cells if r != "official")
-    return {r: np.mean([cells[r, h] - cells["official", h] for h in heads if (r, h) in cells], axis=0)
-            for r in recipes if any((r, h) in cells for h in heads)}
-
-
 def official_gap(comparison):
     """The course's ablation of its own recipe, over seeds: the whole recipe's gap over the
     official one is decidedly away from 0, and the single swapped ingredient with the largest mean
     effect (``comparison.ablation``'s cause) accounts for at least half of it, seed by seed
     (its gap less half the whole one, signed as the whole gap, decidedly above 0); both tests at
     the Bonferroni level of 2. With the whole gap undecided, the share is moot: inconclusive."""
-    cells = compare.comparison_cells(comparison)
-    found = compare.ablation(cells, compare.comparison_seeds(comparison))
-    gap, cause, seeds = found["gap"], found["cause"], _gaps_per_seed(cells)
+    found = compare.ablation(compare.comparison_cells(comparison), compare.comparison_seeds(comparison))
+    gap, cause, seeds = found["gap"], found["cause"], found["gap_seeds"]
     level = stats.family_level(2)
     sign = 1.0 if gap["ours"] >= 0 else -1.0
     real = stats.above(sign * seeds["ours"], 0.0, level=level)
