@@ -203,11 +203,38 @@ def test_remarks_i3_to_i5_and_their_check_can_fail():
     from lib.papers.boixadsera2024 import analysis, checks
 
     assert analysis.same_different_construction() < 1e-12
-    trainers = analysis.mlp_trainers(32, [0, 1])
-    assert checks.remarks_i3_to_i5(trainers, 0.0).passed
-    assert not checks.remarks_i3_to_i5(trainers, 1.0).passed  # no good weights
+    trainers = analysis.mlp_trainers(64, list(range(5)))  # the chapter's n and seeds
+    assert checks.remarks_i3_to_i5(trainers, 0.0).verdict == "reproduced"
+    assert checks.remarks_i3_to_i5(trainers, 1.0).verdict == "not reproduced"  # no good weights
     lazy = {k: {**v, "seen_moved": v["seen_moved"] * 0.01} for k, v in trainers.items()}
-    assert not checks.remarks_i3_to_i5(lazy, 0.0).passed  # lazy training would not be Remark I.4's case
+    assert checks.remarks_i3_to_i5(lazy, 0.0).verdict == "not reproduced"  # lazy training is not Remark I.4's case
+    learned = {k: {**v, "test_mse": v["test_mse"] * 0.3} for k, v in trainers.items()}
+    assert checks.remarks_i3_to_i5(learned, 0.0).verdict == "not reproduced"  # generalising MLPs
+    rng = np.random.default_rng(0)  # seeds straddling the trivial level's threshold
+    noisy = {k: {**v, "test_mse": 0.9 + rng.normal(0, 0.1, 5)} for k, v in trainers.items()}
+    assert checks.remarks_i3_to_i5(noisy, 0.0).verdict == "inconclusive"
+
+
+def mlp_rows(test_mse, seed: int = 0, noise: float = 0.0, ns=(16, 64, 256, 1024), seeds: int = 12):
+    """``analysis.mlp_study``'s rows and coupling as Theorem I.2's check reads them: frozen unseen
+    weights, train MSE near 0, each seed's test MSE ``test_mse`` + N(0, noise^2)."""
+    rng = np.random.default_rng(seed)
+    rows = [{"n": n, "unseen_unchanged": np.ones(seeds, bool), "train_mse": np.full(seeds, 1e-4),
+             "test_mse": test_mse + rng.normal(0, noise, seeds)} for n in ns]
+    return rows, [{"same_steps": True, "coupled": 0.0, "uncoupled": 0.3} for _ in ns]
+
+
+def test_theorem_i2_decides_over_seeds():
+    from lib.papers.boixadsera2024 import checks
+
+    seeds = list(range(12))
+    assert checks.theorem_i2_lemma_i7(*mlp_rows(1.02, noise=0.03), seeds).verdict == "reproduced"
+    assert checks.theorem_i2_lemma_i7(*mlp_rows(0.3, noise=0.03), seeds).verdict == "not reproduced"
+    rows, coupling = mlp_rows(1.02, noise=0.03)
+    rows[1]["unseen_unchanged"][3] = False  # one seed's unseen weights moved: the exact condition fails
+    assert checks.theorem_i2_lemma_i7(rows, coupling, seeds).verdict == "not reproduced"
+    noisy = [checks.theorem_i2_lemma_i7(*mlp_rows(0.9, seed=s, noise=0.1), seeds).verdict for s in range(10)]
+    assert noisy.count("inconclusive") >= 9, noisy
 
 
 def test_claim_d3_idealised_estimator_and_its_check_can_fail():

@@ -72,7 +72,7 @@ def kernel_regression_checks() -> list:
     only when slow)."""
     templates, labels = TASKS["αβα vs αββ"]
     found = [checks.figure_4({A: analysis.gram_blocks(templates, labels, PARAMS, alphabet=A) for A in (8, 4096)})]
-    found.append(checks.remarks_i3_to_i5(analysis.mlp_trainers(64, list(range(4))),
+    found.append(checks.remarks_i3_to_i5(analysis.mlp_trainers(64, list(range(5))),
                                          analysis.same_different_construction()))
     ns = [16, 64, 256, 1024]  # the default scale's
     found.append(checks.theorem_4_4_noise(analysis.noisy_krr_errors(templates, labels, ns, range(3), PARAMS, sigma=0.5),

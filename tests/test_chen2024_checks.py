@@ -86,7 +86,7 @@ def test_one_layer_limits_chapter():
     tm_task, tm_toy, tm_lam = template_toy()
     lemma_task = TemplateMatching(n_words=4, length=3)
     fit = TrainConfig(steps=pick(300, 1500, 3000), lr=1e-2, batch_size=None, eval_every=100)
-    seeds = list(range(pick(2, 4, 8)))
+    seeds = list(range(pick(2, 5, 8)))
     fits, _ = limits.fit_theorem_2(qa_task, toy, fit, seeds)
     found = [checks.limits.propositions_7_10(limits.identity_residuals(qa_task, toy, lam, tm_task, tm_toy, tm_lam)),
              checks.limits.lemmas_5_7(lemma_task, *limits.template_pairs(lemma_task)),
@@ -97,16 +97,16 @@ def test_one_layer_limits_chapter():
 
 
 def _figure_3():
-    """The chapter's two trainings (seed 0, the default recipes) and their attention scores."""
-    qa_recipe, tm_recipe, seeds = recipe("reasoning", DEFAULT), recipe("generalization", DEFAULT), [0]
+    """The chapter's two trainings (seeds 0-4, the default recipes) and their attention scores."""
+    qa_recipe, tm_recipe, seeds = recipe("reasoning", DEFAULT), recipe("generalization", DEFAULT), list(range(5))
     runs = {}
     for name, r in (("qa", qa_recipe), ("tm", tm_recipe)):
         runs[name] = train(model_factory(r.task, 2, (1, 1), "paper", r.init_std), seeds, r.train, r.task,
-                           {"test": r.task.sample(1000, seed=10_007)}, device="cpu", progress=False).model(0)
+                           {"test": r.task.sample(1000, seed=10_007)}, device="cpu", progress=False)
     probe, tm_probe = qa_recipe.task.sample(1000, seed=5), tm_recipe.task.sample(1000, seed=5)
-    copy_match = {"trained": copy_match_scores(runs["qa"], qa_recipe.task, probe),
+    copy_match = {"trained": [copy_match_scores(runs["qa"].model(i), qa_recipe.task, probe) for i in range(len(seeds))],
                   "constructed": copy_match_scores(build.in_context_qa(qa_recipe.task), qa_recipe.task, probe)}
-    parse = {"trained": parse_scores(runs["tm"], tm_probe),
+    parse = {"trained": [parse_scores(runs["tm"].model(i), tm_probe) for i in range(len(seeds))],
              "constructed": parse_scores(build.template_matching(tm_recipe.task), tm_probe)}
     return checks.training.figure_3(copy_match, parse, qa_recipe, tm_recipe, seeds)
 

@@ -2,7 +2,8 @@
 comparison (``official_rebuilt``, ``official_gap``), Figure 3 and its d = 64 form and
 ``trained_capacity`` of Mahdavi et al. 2024 (:mod:`lib.papers.mahdavi2024.checks.training`);
 Theorem 3 of Bhattamishra et al. 2024 (``theorem_3``, on the ``lstm_protocol`` result); Figure 6 of
-Boix-Adsera et al. 2024 (``figure_6``, on the ``ppl_headroom`` result).
+Boix-Adsera et al. 2024 (``figure_6``, on the ``ppl_headroom`` result); Figure 3 / Sec. 6.2 of Chen &
+Zou 2024 (``figure_3``, attention shares of trained models, decided over seeds since stop 46).
 
 Each is fed synthetic stored results at the paper's own grid (each sweep's ``define("paper")``)
 with our seed count (5): data shaped as the paper (or, for the course's own findings, the course)
@@ -231,9 +232,16 @@ def test_theorem_3_messages_under_the_bound_pass_and_one_above_it_fails():
     assert sep_checks.theorem_3(protocol(), linear()).verdict == "reproduced"
     # a message shorter than N bits reading x_p better than the information bound allows
     above = protocol(short=lambda row: min(1.0, row["bound"] + 0.01) if row["message_bits"] == 8 else 0.5)
-    assert sep_checks.theorem_3(above, linear()).verdict == "not reproduced"
+    check = sep_checks.theorem_3(above, linear())
+    assert check.verdict == "not reproduced" and "a message of b < N bits ABOVE the bound" in check.ours
+    assert "error (N - rank)/(4N) exactly" in check.ours  # the text says which condition failed
     # linear recurrences off the exact error (N - rank)/(4N)
-    assert sep_checks.theorem_3(protocol(), linear(off=0.01)).verdict == "not reproduced"
+    check = sep_checks.theorem_3(protocol(), linear(off=0.01))
+    assert check.verdict == "not reproduced" and "error NOT (N - rank)/(4N)" in check.ours
+    assert "every message of b < N bits under the bound" in check.ours
+    # a full state at 100% with fewer than 2^N distinct messages
+    check = sep_checks.theorem_3(protocol(distinct=2 ** 20 - 1), linear())
+    assert check.verdict == "partly" and "although it reaches 100%" in check.ours  # the bounds alone: partly
 
 
 def test_theorem_3_a_full_state_short_of_95_percent_is_partly():
@@ -273,3 +281,52 @@ def test_figure_6_seed_noise_and_the_corpus_floor_are_inconclusive():
     floor = sym_analysis.binding_bayes_perplexity(**SYM_SWEEPS["ppl_headroom"].define("paper")[0]["corpus"])
     at_floor = sym_checks.figure_6(headroom(lambda v: floor * (1.01 if v == "vanilla" else 1.001), noise=0.001))
     assert at_floor.verdict == "inconclusive", at_floor.ours
+
+
+# ============================================================================= Chen & Zou: Figure 3 over seeds
+def fig3_scores(copy, match, gap, seed: int = 0, noise: float = 0.0) -> tuple[dict, dict]:
+    """The scores ``checks.training.figure_3`` reads, for five trained seeds: each seed's copy and
+    match shares and parse gap (equal - different) are the given values plus N(0, noise^2), clipped
+    to [0, 1]; the constructions' own scores are the exact ones (1, 1 and a gap of 1)."""
+    rng = np.random.default_rng(seed)
+    draw = lambda v: np.clip(v + rng.normal(0, noise, SEEDS), 0.0, 1.0)
+    copies, matches, gaps = draw(copy), draw(match), draw(gap)
+    built = {"copy": 1.0, "match": 1.0, "chance_match": 1 / 3}
+    copy_match = {"constructed": built, "trained": [{"copy": float(c), "match": float(m), "chance_match": 1 / 3}
+                                                    for c, m in zip(copies, matches)]}
+    parse = {"constructed": {"equal": 1.0, "different": 0.0},
+             "trained": [{"equal": float(g), "different": 0.0} for g in gaps]}
+    return copy_match, parse
+
+
+def figure_3_verdict(copy, match, gap, seed: int = 0, noise: float = 0.0) -> str:
+    from lib.papers.chen2024 import checks as depth_checks
+    from lib.papers.chen2024.training import recipe
+    copy_match, parse = fig3_scores(copy, match, gap, seed, noise)
+    return depth_checks.training.figure_3(copy_match, parse, recipe("reasoning", "paper"),
+                                          recipe("generalization", "paper"), list(range(SEEDS))).verdict
+
+
+def test_chen_figure_3_constructed_shares_pass_pointing_the_way_is_partly_and_the_negation_fails():
+    # the passing verdict reads "substituted": the paper-scale recipe still differs from the paper in k and the init
+    assert figure_3_verdict(0.97, 0.96, 0.95, noise=0.01) == "substituted"
+    assert figure_3_verdict(0.75, 0.6, 0.4, noise=0.02) == "partly"
+    assert figure_3_verdict(0.2, 0.6, 0.4, noise=0.02) == "not reproduced"  # layer 1 does not copy
+    assert figure_3_verdict(0.75, 0.1, 0.4, noise=0.02) == "not reproduced"  # layer 2 below chance
+
+
+def test_chen_figure_3_seed_noise_at_its_thresholds_is_inconclusive():
+    """Shares whose seeds straddle a threshold: the partial form cannot be decided."""
+    undecided = [figure_3_verdict(0.5, 0.6, 0.4, seed=s, noise=0.2) for s in range(20)]
+    assert undecided.count("inconclusive") >= 17, undecided
+    assert "substituted" not in undecided and "reproduced" not in undecided
+
+
+def test_chen_figure_3_wants_one_score_per_seed():
+    from lib.papers.chen2024 import checks as depth_checks
+    from lib.papers.chen2024.training import recipe
+    copy_match, parse = fig3_scores(0.9, 0.9, 0.9)
+    copy_match["trained"] = copy_match["trained"][0]
+    with pytest.raises(ValueError, match="one trained score dict per seed"):
+        depth_checks.training.figure_3(copy_match, parse, recipe("reasoning", "paper"),
+                                       recipe("generalization", "paper"), list(range(SEEDS)))

@@ -155,7 +155,7 @@ record(lemmas_check)
 
 # %%
 fit = TrainConfig(steps=scale.pick(smoke=300, default=1500, paper=3000), lr=1e-2, batch_size=None, eval_every=100)
-seeds = list(range(scale.pick(smoke=2, default=4, paper=8)))
+seeds = list(range(scale.pick(smoke=2, default=5, paper=8)))
 fits, misses = limits_lib.fit_theorem_2(qa_task, toy, fit, seeds)  # each model on all 4 and on each 3
 for label, strict in fits.items():
     print(f"{label:26s} best strict accuracy {max(strict):.2f} (trained on all 4: {max(strict[:len(seeds)]):.2f}); "
@@ -163,7 +163,7 @@ for label, strict in fits.items():
 
 # %% tags=["hide-input"]
 theorem_2_check = checks.limits.theorem_2(fits, seeds)
-assert theorem_2_check.passed
+assert theorem_2_check.verdict == "reproduced", theorem_2_check.ours
 record(theorem_2_check)
 
 # %% [markdown]
@@ -191,7 +191,7 @@ for label, strict in tm_fit.items():
 
 # %% tags=["hide-input"]
 theorem_4_check = checks.limits.theorem_4(tm_fit)
-assert theorem_4_check.passed
+assert theorem_4_check.verdict == "reproduced", theorem_4_check.ours
 record(theorem_4_check)
 
 # %% [markdown]

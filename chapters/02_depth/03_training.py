@@ -256,18 +256,22 @@ if fig2_gpu is not None and has_task(fig2_gpu, "memorization", "paper"):
 #   lands on the block holding the query question; the construction has 1, uniform attention $1/k$.
 # - **parse** (template matching, layer 1): mean attention between equal tokens against different
 #   tokens; the construction has 1 against 0.
+#
+# Each score is measured on five trained seeds (two at the smoke scale), and the check reads their
+# means with 95% intervals (Bonferroni over its three thresholds); the maps are seed 0's.
 
 # %%
-qa_recipe, fig3_seeds = recipe("reasoning"), [0]
+qa_recipe, fig3_seeds = recipe("reasoning"), list(range(scale.pick(smoke=2, default=5, paper=5)))
 qa_run = train(model_factory(qa_recipe.task, 2, (1, 1), "paper", qa_recipe.init_std), fig3_seeds, qa_recipe.train,
                qa_recipe.task, {"test": qa_recipe.task.sample(1000, seed=10_007)}, device=device, desc="IC-QA 2 layers")
-qa_trained = qa_run.model(0)
+qa_trained = qa_run.model(0)  # the maps below are seed 0's
 qa_constructed = build.in_context_qa(qa_recipe.task)
 probe = qa_recipe.task.sample(1000, seed=5)
-trained_scores = copy_match_scores(qa_trained, qa_recipe.task, probe)
+trained_scores = [copy_match_scores(qa_run.model(i), qa_recipe.task, probe) for i in range(len(fig3_seeds))]
 built_scores = copy_match_scores(qa_constructed, qa_recipe.task, probe)
-print(f"test accuracy of the trained model: {qa_run.final('test')[0]:.3f}")
-plots.table(pd.DataFrame([built_scores, trained_scores], index=["constructed", "trained"]))
+print(f"test accuracy of the trained models: {plots.readable(qa_run.final('test'))}")
+plots.table(pd.DataFrame([built_scores] + trained_scores,
+                         index=["constructed"] + [f"trained, seed {s}" for s in fig3_seeds]))
 
 # %% [markdown]
 # The maps on the paper's example, `A=1 B=2 A=` (the query repeats the first question), written
@@ -290,12 +294,13 @@ plt.show()
 tm_recipe = recipe("generalization")
 tm_run = train(model_factory(tm_recipe.task, 2, (1, 1), "paper", tm_recipe.init_std), fig3_seeds, tm_recipe.train,
                tm_recipe.task, {"test": tm_recipe.task.sample(1000, seed=10_007)}, device=device, desc="TM 2 layers")
-tm_trained = tm_run.model(0)
+tm_trained = tm_run.model(0)  # the maps below are seed 0's
 tm_probe = tm_recipe.task.sample(1000, seed=5)
-parse_trained = parse_scores(tm_trained, tm_probe)
+parse_trained = [parse_scores(tm_run.model(i), tm_probe) for i in range(len(fig3_seeds))]
 parse_built = parse_scores(build.template_matching(tm_recipe.task), tm_probe)
-print(f"test accuracy of the trained model: {tm_run.final('test')[0]:.3f}")
-plots.table(pd.DataFrame([parse_built, parse_trained], index=["constructed", "trained"]))
+print(f"test accuracy of the trained models: {plots.readable(tm_run.final('test'))}")
+plots.table(pd.DataFrame([parse_built] + parse_trained,
+                         index=["constructed"] + [f"trained, seed {s}" for s in fig3_seeds]))
 
 # %% [markdown]
 # The paper reads the parse off two maps, `AAB=` and `ABB=`: the repeated token's two positions
@@ -332,7 +337,9 @@ assert (built_rows["repeated pair"] > built_rows["different pairs (mean)"]).all(
 fig3_check = checks.training.figure_3({"trained": trained_scores, "constructed": built_scores},
                                       {"trained": parse_trained, "constructed": parse_built}, qa_recipe, tm_recipe,
                                       fig3_seeds)
-assert fig3_check.partly
+assert fig3_check.verdict != "not reproduced", fig3_check.ours
+if scale.current() == "default":
+    assert fig3_check.verdict == "partly", fig3_check.ours
 record(fig3_check)
 
 # %% [markdown]
@@ -340,9 +347,11 @@ record(fig3_check)
 # constructed pattern (that is the paper's initialisation), so a high copy or parse share is partly
 # inherited. The second layer is learned, and its match share, the fraction of the last column's
 # attention on the right block, is the informative number: above $1/k$, well below the
-# construction's 1. The trained models solve the task with a softer, more distributed version of
-# the same circuit. The template maps show the same: on `s0 s0 s1 s2` and `s0 s1 s1 s2` the trained
-# first layer draws the construction's blocks (the repeated pair attend to each other), more
+# construction's 1, over five seeds (at the default scale: 0.52 [0.51, 0.52] against
+# $1/k = 0.33$; the copy share 0.78 [0.78, 0.79] against the construction's 1). The seeds barely
+# differ, so the intervals decide each threshold. The trained models solve the task with a softer,
+# more distributed version of the same circuit. The template maps show the same: on `s0 s0 s1 s2`
+# and `s0 s1 s1 s2` the trained first layer draws the construction's blocks (the repeated pair attend to each other), more
 # softly, with every position also looking at the sign token; it started from those blocks.
 
 # %% [markdown]

@@ -322,7 +322,7 @@ for c in f_checks:
 # while those that read unseen tokens do not move at all. The cell checks all three at n = 64.
 
 # %%
-trainers = analysis.mlp_trainers(64, seeds=[0, 1, 2, 3])
+trainers = analysis.mlp_trainers(64, seeds=list(range(5)))
 construction_mse = analysis.same_different_construction()
 display(table(pd.DataFrame({name: {"train MSE": t["train_mse"].mean(), "test MSE (unseen)": t["test_mse"].mean(),
                                    "unseen weights unchanged": bool(t["unseen_unchanged"].all()),
@@ -332,7 +332,7 @@ print("hand-set MLP, test MSE on unseen symbols:", claims.below(construction_mse
 
 # %% tags=["hide-input"]
 remarks_check = checks.remarks_i3_to_i5(trainers, construction_mse)
-assert remarks_check.passed
+assert remarks_check.verdict == "reproduced", remarks_check.ours
 record(remarks_check)
 
 # %% [markdown]

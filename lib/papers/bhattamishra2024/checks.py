@@ -374,8 +374,11 @@ def theorem_3(protocol, linear):
                   "one-way message, and a message of b < N bits caps the accuracy at 1 - h^-1(1 - b/N)", "m >= N/p",
                   f"trained {arch} at N = {n_bits}: full state {exact_state['accuracy']:.3f} over all "
                   f"{n_bits * 2 ** n_bits:,} instances with {int(exact_state['distinct_messages']):,} distinct messages "
-                  f"(2^N = {2 ** n_bits:,}); every message of b < N bits under the bound (best "
-                  f"{short['accuracy'].max():.3f}); linear recurrences: error (N - rank)/(4N) exactly, zero iff m >= N",
+                  f"(2^N = {2 ** n_bits:,}){'' if injective else ' although it reaches 100%'}; "
+                  f"{'every message of b < N bits under' if under_bound else 'a message of b < N bits ABOVE'} the "
+                  f"bound (best {short['accuracy'].max():.3f}); linear recurrences: "
+                  + ("error (N - rank)/(4N) exactly, zero iff m >= N" if linear_ok
+                     else "error NOT (N - rank)/(4N), or not zero iff m >= N"),
                   linear_ok and under_bound and injective and exact_state["accuracy"] >= 0.95,
                   partly=linear_ok and under_bound, results=protocol)
 
