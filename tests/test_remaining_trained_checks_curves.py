@@ -289,8 +289,7 @@ def fig3_scores(copy, match, gap, seed: int = 0, noise: float = 0.0) -> tuple[di
     match shares and parse gap (equal - different) are the given values plus N(0, noise^2), clipped
     to [0, 1]; the constructions' own scores are the exact ones (1, 1 and a gap of 1)."""
     rng = np.random.default_rng(seed)
-    draw = lambda v: np.clip(v + rng.normal(0, noise, SEEDS), 0.0, 1.0)
-    copies, matches, gaps = draw(copy), draw(match), draw(gap)
+    copies, matches, gaps = (np.clip(v + rng.normal(0, noise, SEEDS), 0.0, 1.0) for v in (copy, match, gap))
     built = {"copy": 1.0, "match": 1.0, "chance_match": 1 / 3}
     copy_match = {"constructed": built, "trained": [{"copy": float(c), "match": float(m), "chance_match": 1 / 3}
                                                     for c, m in zip(copies, matches)]}
