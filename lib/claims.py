@@ -48,6 +48,8 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from . import scale as _scale
 from . import validate
 from .results import _jsonable, data_dir
@@ -236,8 +238,9 @@ def outcome(full: bool | None, part: bool | None = False) -> dict:
     (or is partly shown); a partial form the data cannot decide, with the full claim not shown,
     is inconclusive; anything decided against fails."""
     for name, value in (("full", full), ("part", part)):
-        if value not in (True, False, None):
+        if value is not None and not isinstance(value, (bool, np.bool_)):
             validate.fail("claims.outcome", name, "True, False or None (undecided)", value)
+    full, part = (None if v is None else bool(v) for v in (full, part))  # numpy booleans read as Python's
     return {"passed": full is True, "partly": part is True,
             "inconclusive": full is not True and (part is None or (full is None and part is False))}
 

@@ -44,9 +44,20 @@ class Interval:
         return math.isfinite(self.low) and math.isfinite(self.high)
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, decimals: int | None = None) -> str:
+        """``"0.84 [0.80, 0.88] (n = 5)"``: three significant digits, or ``decimals`` places after the
+        point (claims read from trainings run live in a chapter use 2: float32 training rounds
+        differently on another CPU, and a claim's text is compared word for word when the tests
+        re-derive it)."""
+        if decimals is None:
+            form = ".3g"
+        else:
+            form = f".{validate.integer('Interval.text', 'decimals', decimals, minimum=0, maximum=17)}f"
         if not self.defined:
-            return f"{self.mean:.3g} (n = {self.n}: no interval)"
-        return f"{self.mean:.3g} [{self.low:.3g}, {self.high:.3g}] (n = {self.n})"
+            return f"{self.mean:{form}} (n = {self.n}: no interval)"
+        return f"{self.mean:{form}} [{self.low:{form}}, {self.high:{form}}] (n = {self.n})"
 
 
 def _values(owner: str, name: str, values) -> np.ndarray:
@@ -134,8 +145,20 @@ def holds(decision: str, expected: str) -> bool | None:
     return None if decision == "inconclusive" else decision == expected
 
 
+def _truths(owner: str, truths) -> list[bool | None]:
+    """Three-valued truths as Python's: numpy booleans (``np.float64(1) < 2``) become ``bool``, so
+    that ``is False`` reads them; anything but a boolean or None is refused."""
+    out = []
+    for t in truths:
+        if t is not None and not isinstance(t, (bool, np.bool_)):
+            validate.fail(owner, "truths", "True, False or None", t)
+        out.append(None if t is None else bool(t))
+    return out
+
+
 def any_holds(*truths: bool | None) -> bool | None:
     """Three-valued "or": True when any is True, else None when any is undecided, else False."""
+    truths = _truths("stats.any_holds", truths)
     if any(t is True for t in truths):
         return True
     return None if any(t is None for t in truths) else False
@@ -171,6 +194,7 @@ def all_hold(*truths: bool | None) -> bool | None:
     """Three-valued "and" of decided conditions: False when any is False, else None when any is
     undecided, else True. A check's verdict reads it: True passes, False fails, None is
     inconclusive."""
+    truths = _truths("stats.all_hold", truths)
     if any(t is False for t in truths):
         return False
     return None if any(t is None for t in truths) else True
@@ -366,10 +390,12 @@ def separated(a: Interval, b: Interval) -> Decision:
     return "inconclusive"
 
 
-def describe(values: Sequence[float], level: float = LEVEL, bounds: tuple[float, float] | None = None) -> str:
+def describe(values: Sequence[float], level: float = LEVEL, bounds: tuple[float, float] | None = None,
+             decimals: int | None = None) -> str:
     """``"0.84 [0.80, 0.88] (n = 5)"``: a per-seed list as its mean and interval (clipped to
-    ``bounds``, see :func:`mean_interval`), for claim text."""
-    return str(mean_interval(values, level, bounds))
+    ``bounds``, see :func:`mean_interval`), for claim text: three significant digits, or
+    ``decimals`` places (:meth:`Interval.text`)."""
+    return mean_interval(values, level, bounds).text(decimals)
 
 
 #: the range of an accuracy, a rate or a share (what :func:`describe_accuracy` clips to)
@@ -378,11 +404,11 @@ ACCURACY = (0.0, 1.0)
 NONNEGATIVE = (0.0, None)
 
 
-def describe_accuracy(values: Sequence[float], level: float = LEVEL) -> str:
+def describe_accuracy(values: Sequence[float], level: float = LEVEL, decimals: int | None = None) -> str:
     """:func:`describe` for accuracies, rates and shares: the interval clipped to [0, 1]."""
-    return describe(values, level, ACCURACY)
+    return describe(values, level, ACCURACY, decimals)
 
 
-def describe_nonnegative(values: Sequence[float], level: float = LEVEL) -> str:
+def describe_nonnegative(values: Sequence[float], level: float = LEVEL, decimals: int | None = None) -> str:
     """:func:`describe` for losses, perplexities, errors and counts: the interval clipped at 0."""
-    return describe(values, level, NONNEGATIVE)
+    return describe(values, level, NONNEGATIVE, decimals)

@@ -241,11 +241,12 @@ def test_theorem_3_messages_under_the_bound_pass_and_one_above_it_fails():
     assert "every message of b < N bits under the bound" in check.ours
     # a full state at 100% with fewer than 2^N distinct messages
     check = sep_checks.theorem_3(protocol(distinct=2 ** 20 - 1), linear())
-    assert check.verdict == "partly" and "although it reaches 100%" in check.ours  # the bounds alone: partly
+    assert check.verdict == "not reproduced" and "fewer than 2^N although it reaches 100%" in check.ours
 
 
 def test_theorem_3_a_full_state_short_of_95_percent_is_partly():
-    assert sep_checks.theorem_3(protocol(full=lambda bits: 0.9), linear()).verdict == "partly"
+    check = sep_checks.theorem_3(protocol(full=lambda bits: 0.9), linear())
+    assert check.verdict == "partly" and "below 0.95" in check.ours
 
 
 # ============================================================================= Boix-Adsera et al.: Figure 6

@@ -204,3 +204,22 @@ def test_exceeds_reads_the_difference_interval_against_a_size():
     assert stats.exceeds(a, b, 0.5) is True and stats.exceeds(a, b, 0.7) is False
     assert stats.exceeds([0.5, 0.9, 0.1], [0.3, 0.0, 0.6], 0.2) is None  # too spread to tell
     assert stats.exceeds([0.9], b, 0.5) is None  # one seed decides nothing
+
+
+def test_numpy_booleans_read_as_python_booleans():
+    """A condition computed from numpy numbers is ``np.bool_``; ``is False`` would miss it, and a
+    failed condition would then pass a check."""
+    from lib import claims
+
+    assert stats.all_hold(np.False_, True) is False and stats.all_hold(np.True_, None) is None
+    assert stats.any_holds(np.True_, False) is True and stats.any_holds(np.False_, None) is None
+    assert claims.outcome(np.float64(1.0) < 1e-12) == claims.outcome(False)
+    assert claims.outcome(np.True_, np.False_) == {"passed": True, "partly": False, "inconclusive": False}
+    with pytest.raises(ValueError, match="True, False or None"):
+        stats.all_hold(1)
+
+
+def test_describe_with_decimals_for_live_trainings():
+    assert stats.describe([1.0, 1.02, 1.03], decimals=2) == "1.02 [0.98, 1.05] (n = 3)"
+    assert stats.describe([1.0, 1.02, 1.03]) == "1.02 [0.979, 1.05] (n = 3)"
+    assert stats.describe_accuracy([0.3], decimals=2) == "0.30 (n = 1: no interval)"

@@ -105,7 +105,7 @@ table(pd.DataFrame({"input": before_report, "after A0": after_report}))
 
 # %% tags=["hide-input"]
 prop4_check = checks.proposition_4(before_report, after_report, lemma_2)
-assert prop4_check.passed
+assert prop4_check.verdict == "reproduced", prop4_check.ours
 record(prop4_check)
 
 # %% [markdown]
@@ -150,7 +150,7 @@ pd.DataFrame({name: {"Asm. 1, official (ImageNet, ViT-base)": OFFICIAL[name][0],
 # %% tags=["hide-input"]
 vit_setting = setup.vit_setting(layers["Embedding"], TRIALS, vit_steps)
 table_1_check = checks.table_1(reports, vit_setting)
-assert table_1_check.passed
+assert table_1_check.verdict == "substituted", table_1_check.ours  # digits and a small ViT, not ImageNet
 record(table_1_check)
 
 # %% [markdown]
@@ -173,7 +173,7 @@ print(f"trained ViT on 4x4 patches: training accuracy {vit_acc_4x4:.3f}; Assumpt
 # %% tags=["hide-input"]
 asm3_check = checks.table_1_assumption_3(reports, reports_4x4, setup.vit_setting(layers_4x4["Embedding"], TRIALS,
                                                                                   vit_steps))
-assert asm3_check.passed and not reports["Embedding"]["holds"]["assumption_3"]
+assert asm3_check.verdict == "substituted" and not reports["Embedding"]["holds"]["assumption_3"], asm3_check.ours
 record(asm3_check)
 
 # %% [markdown]
@@ -226,6 +226,8 @@ print(f"rank of all {len(layers['Random Attention (+skip)'])} [CLS] outputs toge
 figure_1_check = checks.figure_1(figure_1, setup.vit_setting(layers["Random Attention (+skip)"], min(TRIALS, 2000),
                                                              vit_steps))
 assert figure_1_check.passed or figure_1_check.partly
+if scale.current() == "default":  # "far below d" is built into the substitute (the span above)
+    assert figure_1_check.verdict == "partly", figure_1_check.ours
 record(figure_1_check)
 
 # %% [markdown]
@@ -275,7 +277,8 @@ print("pass rates of the general-position test:", readable(gp_rates, 2))
 lm_setting = setup.lm_setting(probe_x, A.lm_config("bert"), TRIALS, lm_steps, A.text_bytes.__doc__.split(" as ")[0])
 table_3_check = checks.table_3(lm_reports, lm_setting)
 table_3_gp_check = checks.table_3_general_position(lm_reports, lm_setting)
-assert table_3_check.passed and table_3_gp_check.partly
+assert table_3_check.verdict == "substituted" and table_3_gp_check.verdict == "partly", (table_3_check.ours,
+                                                                                       table_3_gp_check.ours)
 record(table_3_check)
 record(table_3_gp_check)
 
@@ -307,7 +310,10 @@ print(f"Kruskal rank read by the randomized test, of n = {lm_n} and d = {lm_d}: 
 assert consistent and below_d == all(not c[0] for c in cells.values())
 
 # %% tags=["hide-input"]
-record(checks.table_3_bert_kruskal(ranks_of, lm_setting))
+kruskal_check = checks.table_3_bert_kruskal(ranks_of, lm_setting)
+if scale.current() == "default":  # our BERT-like [CLS] outputs pass Assumption 1 (see below)
+    assert kruskal_check.verdict == "not reproduced", kruskal_check.ours
+record(kruskal_check)
 
 # %% [markdown]
 # Where we differ from Table 3, and why. The paper's BERT fails Assumption 1 even after one layer:

@@ -257,8 +257,9 @@ if fig2_gpu is not None and has_task(fig2_gpu, "memorization", "paper"):
 # - **parse** (template matching, layer 1): mean attention between equal tokens against different
 #   tokens; the construction has 1 against 0.
 #
-# Each score is measured on five trained seeds (two at the smoke scale), and the check reads their
-# means with 95% intervals (Bonferroni over its three thresholds); the maps are seed 0's.
+# Each score is measured on five trained seeds (two at the smoke scale). The check reads their
+# means: it shows 95% intervals and decides each of its six thresholds at the Bonferroni level of
+# the six. The maps are seed 0's.
 
 # %%
 qa_recipe, fig3_seeds = recipe("reasoning"), list(range(scale.pick(smoke=2, default=5, paper=5)))
@@ -329,7 +330,7 @@ for row, (name, model) in enumerate([("constructed", build.template_matching(tm_
 plt.show()
 pair_shares = pd.DataFrame(pair_shares)
 display(plots.table(pair_shares, index=False))
-# the construction's parse holds on both examples; the trained model's shares are in the table
+# the construction's parse holds on both examples; seed 0's trained shares are in the table
 built_rows = pair_shares[pair_shares["model"] == "constructed"]
 assert (built_rows["repeated pair"] > built_rows["different pairs (mean)"]).all()
 

@@ -182,7 +182,9 @@ print("Lemma I.7's coupling: same training steps, bit for bit:", [c["same_steps"
 
 # %% tags=["hide-input"]
 mlp_check = checks.theorem_i2_lemma_i7(mlp_rows, coupling, mlp_seeds)
-assert mlp_check.verdict == "reproduced", mlp_check.ours
+assert mlp_check.verdict != "not reproduced", mlp_check.ours
+if scale.current() == "default":
+    assert mlp_check.verdict == "reproduced", mlp_check.ours
 record(mlp_check)
 
 # %% [markdown]

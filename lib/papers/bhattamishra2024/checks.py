@@ -359,7 +359,9 @@ def theorem_3(protocol, linear):
     """Theorems 3 and 2 (Sec. 4.1, App. C.1) with the stored ``lstm_protocol`` result: every message
     shorter than N bits stays under the information bound 1 - h^-1(1 - b/N), a full state that
     reaches 100% takes all 2^N values, and linear recurrences leave error exactly (N - rank)/(4N),
-    zero iff m >= N; the full state must also reach 95% (else the claim holds only in part).
+    zero iff m >= N; the full state must also reach 95% (else the claim holds only in part). A full
+    state at 100% with fewer than 2^N distinct messages contradicts the theorem (or its count): not
+    reproduced.
     ``linear``: :func:`.analysis.linear_state_table`."""
     _inputs("theorem_3", ("protocol", protocol, "R"), ("linear", linear, "T"))
     full, short = protocol_tables(protocol)
@@ -374,13 +376,14 @@ def theorem_3(protocol, linear):
                   "one-way message, and a message of b < N bits caps the accuracy at 1 - h^-1(1 - b/N)", "m >= N/p",
                   f"trained {arch} at N = {n_bits}: full state {exact_state['accuracy']:.3f} over all "
                   f"{n_bits * 2 ** n_bits:,} instances with {int(exact_state['distinct_messages']):,} distinct messages "
-                  f"(2^N = {2 ** n_bits:,}){'' if injective else ' although it reaches 100%'}; "
+                  f"(2^N = {2 ** n_bits:,}){'' if injective else ', fewer than 2^N although it reaches 100%'}"
+                  f"{'' if exact_state['accuracy'] >= 0.95 else ', below 0.95'}; "
                   f"{'every message of b < N bits under' if under_bound else 'a message of b < N bits ABOVE'} the "
                   f"bound (best {short['accuracy'].max():.3f}); linear recurrences: "
                   + ("error (N - rank)/(4N) exactly, zero iff m >= N" if linear_ok
                      else "error NOT (N - rank)/(4N), or not zero iff m >= N"),
                   linear_ok and under_bound and injective and exact_state["accuracy"] >= 0.95,
-                  partly=linear_ok and under_bound, results=protocol)
+                  partly=linear_ok and under_bound and injective, results=protocol)
 
 
 def theorem_8(reductions):

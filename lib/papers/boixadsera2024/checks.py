@@ -548,11 +548,12 @@ def _mlp_at_chance(groups: dict, level: float) -> tuple[bool | None, str]:
     """Every group (an n, or a trainer) of trained MLPs fits its training set and is at the trivial
     error on unseen symbols, over seeds: train MSE decidedly below 0.05 and test MSE decidedly above
     0.9 (the trivial level is 1), each by its seeds' interval at ``level``; with the text that says
-    each group's test MSE and its interval."""
+    each group's test MSE and its 95% interval, to two decimals (the MLPs are trained live
+    in float32: see :meth:`lib.stats.Interval.text`), and the level of each test."""
     decided = [t for g in groups.values() for t in (stats.below(g["train_mse"], 0.05, level=level),
                                                      stats.above(g["test_mse"], 0.9, level=level))]
-    text = "; ".join(f"{name} {stats.describe_nonnegative(g['test_mse'])}" for name, g in groups.items())
-    return stats.all_hold(*decided), text
+    text = "; ".join(f"{name} {stats.describe_nonnegative(g['test_mse'], decimals=2)}" for name, g in groups.items())
+    return stats.all_hold(*decided), f"{text}; 95% intervals; each test at level {level:.4g}, Bonferroni"
 
 
 def theorem_i2_lemma_i7(rows, coupling, seeds):
@@ -562,7 +563,8 @@ def theorem_i2_lemma_i7(rows, coupling, seeds):
     the uncoupled difference is not 0 (exact conditions); over seeds, at every n, train MSE decidedly
     below 0.05 and test MSE decidedly above 0.9 (the trivial level is 1), the 2 x #n tests at their
     Bonferroni level (:func:`_mlp_at_chance`); undecided leaves the claim inconclusive. The float32
-    numbers of the exact conditions are reported by their thresholds, not their last digits."""
+    numbers of the exact conditions are reported by their thresholds, not their last digits, and
+    the test MSE's intervals to two decimals."""
     ns = [r["n"] for r in rows]
     frozen = all(r["unseen_unchanged"].all() for r in rows)
     undistinguished = all(c["same_steps"] and c["coupled"] <= 1e-6 and c["uncoupled"] > 0 for c in coupling)
