@@ -15,7 +15,7 @@ from lib.papers.chen2024 import checks, limits, setup
 from lib.papers.chen2024 import softmax_study as study
 from lib.papers.chen2024.construction_study import printed_against_corrected
 from lib.papers.chen2024.examples import reasoning_toy, table_1, template_toy
-from lib.papers.chen2024.training import copy_match_scores, model_factory, parse_scores, recipe
+from lib.papers.chen2024.training import figure_3_scores, model_factory, recipe
 from lib.papers.chen2024 import constructions as build
 from lib.results import Result, paper_sweeps
 from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching
@@ -103,11 +103,8 @@ def _figure_3():
     for name, r in (("qa", qa_recipe), ("tm", tm_recipe)):
         runs[name] = train(model_factory(r.task, 2, (1, 1), "paper", r.init_std), seeds, r.train, r.task,
                            {"test": r.task.sample(1000, seed=10_007)}, device="cpu", progress=False)
-    probe, tm_probe = qa_recipe.task.sample(1000, seed=5), tm_recipe.task.sample(1000, seed=5)
-    copy_match = {"trained": [copy_match_scores(runs["qa"].model(i), qa_recipe.task, probe) for i in range(len(seeds))],
-                  "constructed": copy_match_scores(build.in_context_qa(qa_recipe.task), qa_recipe.task, probe)}
-    parse = {"trained": [parse_scores(runs["tm"].model(i), tm_probe) for i in range(len(seeds))],
-             "constructed": parse_scores(build.template_matching(tm_recipe.task), tm_probe)}
+    copy_match, parse = figure_3_scores(runs["qa"], qa_recipe.task, qa_recipe.task.sample(1000, seed=5),
+                                        runs["tm"], tm_recipe.task, tm_recipe.task.sample(1000, seed=5))
     return checks.training.figure_3(copy_match, parse, qa_recipe, tm_recipe, seeds)
 
 

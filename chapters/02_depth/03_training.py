@@ -51,7 +51,7 @@ from lib import bench, claims, plots, scale
 from lib.papers.chen2024 import checks, constructions as build, sweeps
 from lib.papers.chen2024.figures import TITLES, arch_label, chance, has_task, training_curves
 from lib.papers.chen2024.sweeps import curves, final
-from lib.papers.chen2024.training import copy_match_scores, model_factory, parse_scores, recipe
+from lib.papers.chen2024.training import figure_3_scores, model_factory, parse_scores, recipe
 from lib.tasks.base import Batch
 from lib.train import train
 
@@ -267,12 +267,7 @@ qa_run = train(model_factory(qa_recipe.task, 2, (1, 1), "paper", qa_recipe.init_
                qa_recipe.task, {"test": qa_recipe.task.sample(1000, seed=10_007)}, device=device, desc="IC-QA 2 layers")
 qa_trained = qa_run.model(0)  # the maps below are seed 0's
 qa_constructed = build.in_context_qa(qa_recipe.task)
-probe = qa_recipe.task.sample(1000, seed=5)
-trained_scores = [copy_match_scores(qa_run.model(i), qa_recipe.task, probe) for i in range(len(fig3_seeds))]
-built_scores = copy_match_scores(qa_constructed, qa_recipe.task, probe)
 print(f"test accuracy of the trained models: {plots.readable(qa_run.final('test'))}")
-plots.table(pd.DataFrame([built_scores] + trained_scores,
-                         index=["constructed"] + [f"trained, seed {s}" for s in fig3_seeds]))
 
 # %% [markdown]
 # The maps on the paper's example, `A=1 B=2 A=` (the query repeats the first question), written
@@ -296,12 +291,13 @@ tm_recipe = recipe("generalization")
 tm_run = train(model_factory(tm_recipe.task, 2, (1, 1), "paper", tm_recipe.init_std), fig3_seeds, tm_recipe.train,
                tm_recipe.task, {"test": tm_recipe.task.sample(1000, seed=10_007)}, device=device, desc="TM 2 layers")
 tm_trained = tm_run.model(0)  # the maps below are seed 0's
-tm_probe = tm_recipe.task.sample(1000, seed=5)
-parse_trained = [parse_scores(tm_run.model(i), tm_probe) for i in range(len(fig3_seeds))]
-parse_built = parse_scores(build.template_matching(tm_recipe.task), tm_probe)
 print(f"test accuracy of the trained models: {plots.readable(tm_run.final('test'))}")
-plots.table(pd.DataFrame([parse_built] + parse_trained,
-                         index=["constructed"] + [f"trained, seed {s}" for s in fig3_seeds]))
+# Figure 3's scores on 1,000 probes of each task, per seed: copy and match (in-context QA), parse (template matching)
+copy_match, parse = figure_3_scores(qa_run, qa_recipe.task, qa_recipe.task.sample(1000, seed=5),
+                                    tm_run, tm_recipe.task, tm_recipe.task.sample(1000, seed=5))
+for scores in (copy_match, parse):
+    display(plots.table(pd.DataFrame([scores["constructed"]] + scores["trained"],
+                                     index=["constructed"] + [f"trained, seed {s}" for s in fig3_seeds])))
 
 # %% [markdown]
 # The paper reads the parse off two maps, `AAB=` and `ABB=`: the repeated token's two positions
@@ -335,9 +331,7 @@ built_rows = pair_shares[pair_shares["model"] == "constructed"]
 assert (built_rows["repeated pair"] > built_rows["different pairs (mean)"]).all()
 
 # %% tags=["hide-input"]
-fig3_check = checks.training.figure_3({"trained": trained_scores, "constructed": built_scores},
-                                      {"trained": parse_trained, "constructed": parse_built}, qa_recipe, tm_recipe,
-                                      fig3_seeds)
+fig3_check = checks.training.figure_3(copy_match, parse, qa_recipe, tm_recipe, fig3_seeds)
 assert fig3_check.verdict != "not reproduced", fig3_check.ours
 if scale.current() == "default":
     assert fig3_check.verdict == "partly", fig3_check.ours
