@@ -19,6 +19,10 @@ VERDICT_COLORS = {"reproduced": "#1a7f37", "substituted": "#0969da", "partly": "
                   "not reproduced": "#cf222e"}
 
 
+#: what the band of :func:`curves`, :func:`sweep` and :func:`mean_and_interval` is, for a figure's stamp
+BANDS = "bands: 95% intervals of the seed mean"
+
+
 def use_style() -> None:
     """The book's style: seaborn ``whitegrid``, colour-blind palette, and type sized for the page:
     a figure at most :data:`PAGE_WIDTH` wide shows every label at :data:`FONT_PT` points or more
@@ -96,12 +100,13 @@ def _bounds_for(label: str):
     return None
 
 
-def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd", marker: str | None = None,
+def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "ci95", marker: str | None = None,
                     logy: bool = False, xlabel: str = "", ylabel: str = "", title: str | None = None,
                     chance: float | None = None, bounds="auto", legend: str | None = "outside"):
     """The one drawing routine behind :func:`curves` and :func:`sweep`: for each group, the mean
-    over seeds and a band (``"sd"``: +- one standard deviation, ``"minmax"``, ``"ci95"``: the
-    95% interval of the mean, :func:`seed_interval`; ``"none"``).
+    over seeds and a band (``"ci95"``, the default: the 95% interval of the mean,
+    :func:`seed_interval`, what a trained claim is decided on; ``"sd"``: +- one standard deviation;
+    ``"minmax"``; ``"none"``). One seed draws no band.
     ``values`` maps a group label to an array ``(seeds, len(x))``. The band is clipped to
     ``bounds`` (``"auto"``: from the y label, see :func:`_bounds_for`; or ``(lo, hi)``, either
     may be None), so a mean +- sd never shows an accuracy above 1. ``legend``: ``"outside"``
@@ -141,14 +146,17 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "sd"
 def seed_interval(per_seed) -> tuple[np.ndarray, np.ndarray]:
     """The 95% interval of the mean over seeds at each x (:func:`lib.stats.mean_interval`, Student's
     t) of an array ``(seeds, len(x))``: what a figure's band shows where a trained claim is
-    decided over seeds. With one seed there is no interval: both bounds are the value."""
+    decided over seeds. With one seed there is no interval: both bounds are the value. Where a seed's
+    value is not finite (a diverged loss stored as null), so is the mean, and the interval is NaN
+    there: no band, as no line."""
     from .stats import mean_interval
 
     arr = np.atleast_2d(np.asarray(per_seed, dtype=float))
     if arr.shape[0] < 2:
         return arr[0], arr[0]
-    bounds = [mean_interval(column) for column in arr.T]
-    return np.array([b.low for b in bounds]), np.array([b.high for b in bounds])
+    bounds = [mean_interval(column) if np.isfinite(column).all() else None for column in arr.T]
+    return (np.array([np.nan if b is None else b.low for b in bounds]),
+            np.array([np.nan if b is None else b.high for b in bounds]))
 
 
 def mean_and_interval(ax, x, per_seed, fmt: str = "o-", *, label: str | None = None, bounds=(0.0, 1.0), **kwargs):
@@ -171,13 +179,14 @@ def _band(ax, x, lo, hi, color, bounds, *, alpha: float) -> None:
 
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
-           xlabel: str = "training step", title: str | None = None, band: str = "sd", chance: float | None = None,
+           xlabel: str = "training step", title: str | None = None, band: str = "ci95", chance: float | None = None,
            bounds="auto", legend: str | None = "outside"):
     """Mean curve with a band over seeds for each group, against training steps.
 
     ``values`` maps a group label (e.g. ``"1 layer"``) to an array ``(seeds, len(steps))``.
-    ``band`` is ``"sd"`` (mean +- one standard deviation), ``"minmax"`` or ``"none"``; the band
-    is clipped to the metric's range (``bounds``, see :func:`_mean_with_band`).
+    ``band`` is ``"ci95"`` (the 95% interval of the mean over seeds, the default), ``"sd"`` (mean
+    +- one standard deviation), ``"minmax"`` or ``"none"``; the band is clipped to the metric's
+    range (``bounds``, see :func:`_mean_with_band`).
     """
     return _mean_with_band(ax or plt.subplots()[1], steps, values, band=band, xlabel=xlabel, ylabel=ylabel,
                            title=title, chance=chance, bounds=bounds, legend=legend)
@@ -185,9 +194,9 @@ def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None,
 
 def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlabel: str = "", ylabel: str = "",
           title: str | None = None, logy: bool = False, chance: float | None = None, bounds="auto",
-          legend: str | None = "outside", band: str = "sd"):
-    """Mean over seeds with a band (``band``, as in :func:`curves`: +-1 sd by default, ``"ci95"``
-    where the claim is decided over seeds) against a swept variable, one line per group.
+          legend: str | None = "outside", band: str = "ci95"):
+    """Mean over seeds with a band (``band``, as in :func:`curves`: the 95% interval of the mean
+    by default) against a swept variable, one line per group.
 
     ``values`` maps a group label (e.g. ``"T=200"``) to an array ``(len(x), seeds)`` (as
     :func:`lib.papers.mahdavi2024.sweeps.series` returns it).

@@ -54,6 +54,24 @@ def test_accuracy_band_is_clipped_to_zero_one():
     assert _band_limits(ax)[0] >= 0.0
 
 
+def test_the_default_band_is_the_seed_means_95_interval_and_sd_stays_available():
+    rng = np.random.default_rng(1)
+    acc = 0.5 + 0.05 * rng.standard_normal((5, 20))  # inside (0, 1): no clipping
+    lo, hi = plots.seed_interval(acc)
+    for draw in (lambda: plots.curves(np.arange(20), {"model": acc}),
+                 lambda: plots.sweep(list(range(20)), {"model": acc.T})):
+        assert np.allclose(_band_limits(draw()), (lo.min(), hi.max()))
+    sd = plots.curves(np.arange(20), {"model": acc}, band="sd")
+    assert np.allclose(_band_limits(sd), ((acc.mean(0) - acc.std(0)).min(), (acc.mean(0) + acc.std(0)).max()))
+
+
+def test_a_non_finite_seed_leaves_no_band_where_it_leaves_no_mean():
+    acc = np.array([[0.5, 0.6, 0.7], [0.55, np.nan, 0.75], [0.45, 0.62, 0.72]])
+    lo, hi = plots.seed_interval(acc)
+    assert np.isnan(lo[1]) and np.isnan(hi[1]) and np.isfinite(lo[[0, 2]]).all() and (lo < hi)[[0, 2]].all()
+    plots.curves(np.arange(3), {"model": acc}, ylabel="loss")  # draws, as before, with a gap
+
+
 def _extent(artist, fig):
     return artist.get_window_extent(fig.canvas.get_renderer())
 

@@ -234,6 +234,7 @@ seeds = list(range(scale.pick(smoke=2, default=4, paper=8)))
 run = train(one_layer, seeds, recipe, learned_task, evals={"test": learned_task}, device=device, desc="index lookup")
 ax = plots.curves(run.eval_steps, {"1 layer, d=16": run.metrics["test"]["acc"]}, chance=1 / 8,
                   title=f"index lookup, N=16 (scale={scale.current()}, {run.wall_s:.1f}s)")
+plots.stamp(ax, plots.BANDS)
 plt.show()
 final = run.final("test", "acc")
 print("final test accuracy per seed:", final.round(3))

@@ -90,7 +90,7 @@ plots.table(pd.DataFrame(table).set_index("task"))
 # (depth-fig2)=
 # ## Figure 2: the impact of depth
 #
-# One ensemble per architecture (heads per layer in brackets), seeds as bands; accuracy on the
+# One ensemble per architecture (heads per layer in brackets), each band the 95% interval of the seed mean; accuracy on the
 # training set for memorization and on 2,000 fresh examples otherwise. The grids are the sweep
 # `figure2` of `lib.papers.chen2024.sweeps` (`python -m lib.papers.chen2024 paper figure2` runs it
 # at the paper's sizes).

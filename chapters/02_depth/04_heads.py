@@ -111,7 +111,7 @@ ax = plots.sweep(lrs, {f"{arch[0]} head(s)": np.array([by_lr[arch][lr] for lr in
                  title="Figure 4 with SGD: memorization speed against the learning rate")
 ax.set_xscale("log")
 ax.set_xticks(lrs, [f"{lr:g}" for lr in lrs])
-plots.stamp(ax, sgd.label() + " · band: ±1 sd over seeds")
+plots.stamp(ax, sgd.label() + " · " + plots.BANDS)
 plt.show()
 
 # %% tags=["hide-input"]
@@ -136,9 +136,9 @@ fig, axes = plots.panels(len(by_k.points), ncols=min(3, len(by_k.points)), heigh
 for ax, point in zip(axes, by_k.points):
     runs, args = as_curves(point["result"]), point["point"]["task_args"]
     plots.curves(next(iter(runs.values())).steps, {arch_label(arch): c.acc for arch, c in runs.items()}, ax=ax,
-                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"], band="minmax", legend=None)
+                 title=f"IC-TM, l={args['length']}, k={args['k']}", chance=1 / args["k"], legend=None)
 plots.shared_legend(fig, axes)
-plots.stamp(fig, by_k.label() + " · bands: min-max over seeds")
+plots.stamp(fig, by_k.label() + " · " + plots.BANDS)
 plt.show()
 
 # %% [markdown]
@@ -218,9 +218,8 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
         run5 = as_curves(lk.points[0]["result"])[(1, 1, 10)]
         acc5 = run5.acc
         fig, (ax,) = plots.panels(1, height=2.6)
-        plots.curves(run5.steps, {"3 layers [1, 1, 10]": acc5}, ax=ax, title="IC-TM, l=5, k=4", chance=1 / 4,
-                     band="minmax")
-        plots.stamp(ax, lk.label() + " · band: min-max over seeds")
+        plots.curves(run5.steps, {"3 layers [1, 1, 10]": acc5}, ax=ax, title="IC-TM, l=5, k=4", chance=1 / 4)
+        plots.stamp(ax, lk.label() + " · " + plots.BANDS)
         plt.show()
         print("final accuracy per seed:", acc5[:, -1].round(3))
         l5_check = checks.heads.figure_7_l5(lk)
@@ -257,8 +256,8 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
         shown = {f"{size_p['n_words']} words and answers (the paper's)": acc_p}
         if lk is not None and np.array_equal(run5.steps, run_p.steps):
             shown[f"{words7} words and answers"] = acc5
-        plots.curves(run_p.steps, shown, ax=ax, title="IC-TM, l=5, k=4, [1, 1, 10]", chance=1 / 4, band="minmax")
-        plots.stamp(ax, ";\n".join([lp.label()] + [lk.label()] * (len(shown) > 1)) + " · band: min-max over seeds")
+        plots.curves(run_p.steps, shown, ax=ax, title="IC-TM, l=5, k=4, [1, 1, 10]", chance=1 / 4)
+        plots.stamp(ax, ";\n".join([lp.label()] + [lk.label()] * (len(shown) > 1)) + " · " + plots.BANDS)
         plt.show()
         print(f"{size_p['n_words']} words, final accuracy per seed:", acc_p[:, -1].round(3),
               "· best over training:", acc_p.max(1).round(3))

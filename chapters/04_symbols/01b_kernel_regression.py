@@ -100,7 +100,7 @@ plots.sweep([A / 2 for A in alphabets], rho, ax=axes[2], xlabel="diversity ρ = 
             title="transformer, n = 256", bounds=(0, None), legend=None)
 axes[2].set_xscale("log", base=2)
 plots.shared_legend(fig, axes[:1], ncols=4)
-plots.stamp(fig, f"kernel ridge regression, λ = 1e-5 n, {len(krr_seeds)} data seeds; dotted: predicting 0, where the MLP kernel stays (table below); scale {scale.current()}")
+plots.stamp(fig, f"kernel ridge regression, λ = 1e-5 n, {len(krr_seeds)} data seeds, {plots.BANDS}; dotted: predicting 0, where the MLP kernel stays (table below); scale {scale.current()}")
 plt.show()
 krr_table = pd.DataFrame({f"{kern}, n = {n}": {name: krr[name, kern][i].mean() for name in TASKS}
                           for kern in K.KERNELS for i, n in enumerate(krr_ns) if n in (krr_ns[0], 256, krr_ns[-1])})

@@ -38,7 +38,8 @@ def by_length(ax, table, models, *, chance: float | None = None, title: str = ""
 def width_panels(mw, axes) -> None:
     """Figure 3 (reduced): a heatmap of Mamba's mean accuracy over (length, width) on ``axes[0]``,
     then one panel per length of accuracy against width for Mamba and the LSTM (mean over seeds
-    with its 95% interval, :func:`lib.plots.sweep`) and the transformer as a dashed line."""
+    with its 95% interval, :func:`lib.plots.sweep`) and the transformer as a dashed line (its seed
+    mean) on a grey band (its 95% interval)."""
     from ... import plots
     from .analysis import width_table
 
@@ -58,4 +59,6 @@ def width_panels(mw, axes) -> None:
         ax.set_xticks(widths, [str(w) for w in widths])
         for _, tf in rows[rows["kind"] == "TF"].iterrows():
             ax.axhline(tf["mean"], color="0.2", ls="--", lw=1, label=tf["model"])
+            low, high = plots.seed_interval(np.asarray(tf["per seed"], dtype=float)[:, None])
+            ax.axhspan(max(low[0], 0.0), min(high[0], 1.0), color="0.2", alpha=0.12, lw=0)
         ax.set_ylim(0, 1.02)

@@ -78,7 +78,7 @@ def last_layer(ll: dict, shape: dict, seeds, scale: str):
     ax.set_xscale("log", base=2)
     ax.axhline(1.0, color="0.5", ls=":", lw=1)
     plots.stamp(ax, f"least-squares read-out on a frozen random transformer (d = {shape['d_model']}, float64), "
-                    f"{len(list(seeds))} seeds; computed live at scale={scale}")
+                    f"{len(list(seeds))} seeds, {plots.BANDS}; computed live at scale={scale}")
     plt.show()
 
 
@@ -97,7 +97,7 @@ def template_knobs(kres, rres) -> pd.DataFrame:
                     ylabel="test MSE, unseen symbols" if ax is axes[0] else "", bounds=(0, None), legend=None)
         ax.axhline(1.0, color="0.5", ls=":", lw=1)
     base = ", ".join(f"{k} = {v}" for k, v in KNOB_BASE.items())
-    plots.stamp(fig, f"n = {n}; base task {base}; " + kres.label())
+    plots.stamp(fig, f"n = {n}; base task {base}; {plots.BANDS}; " + kres.label())
     plt.show()
     return pd.DataFrame([{"knob": KNOB_TITLES[k], "value": v, "test MSE": loss.mean()}
                          for k in knob_loss for v, loss in knob_loss[k].items()]).set_index(["knob", "value"])
@@ -175,6 +175,6 @@ def finetuning(pres) -> pd.DataFrame:
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.axhline(1.0, color="0.5", ls=":", lw=1)
-    plots.stamp(fig, "αβα vs αββ, causal model, best validation step; " + pres.label())
+    plots.stamp(fig, f"αβα vs αββ, causal model, best validation step; {plots.BANDS}; " + pres.label())
     plt.show()
     return pd.DataFrame({f"n = {n}": {f"{s}, {v}": loss[i].mean() for (s, v), loss in ft.items()} for i, n in enumerate(ns)})

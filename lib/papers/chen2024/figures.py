@@ -64,5 +64,5 @@ def training_curves(result: Result, init: str, tasks=TASKS, title: str | None = 
             loss_ax.set_xlabel("")
     if title:
         fig.suptitle(title)
-    plots.stamp(fig, result.label())
+    plots.stamp(fig, f"{result.label()}; {plots.BANDS}")
     return fig

@@ -118,8 +118,8 @@ def spectra(comp_result):
 
 
 def ablations(abl_result, out):
-    """Figure 6: out-of-sample (solid, seed mean and its 95% interval) and in-sample (dashed, seed
-    mean) accuracy of each trained variant."""
+    """Figure 6: out-of-sample (solid) and in-sample (dashed) accuracy of each trained variant, seed
+    means with their 95% intervals."""
     validate.instance("ablations", "abl_result", abl_result, Result)
     import matplotlib.pyplot as plt
 
@@ -128,7 +128,8 @@ def ablations(abl_result, out):
     for variant in out.dropna(how="all").index:
         part = abl[abl["variant"] == variant]
         line = plots.mean_and_interval(ax, part["distinct_words"], _per_seed(part, "out_acc"), "o-", label=variant)
-        ax.plot(part["distinct_words"], part["in_acc"], "--", color=line.get_color(), alpha=0.6)
+        plots.mean_and_interval(ax, part["distinct_words"], _per_seed(part, "in_acc"), "--", color=line.get_color(),
+                                alpha=0.6)
     ax.set(xscale="log", xlabel="distinct training words", ylabel="valid completions (random-cut prefixes)",
            ylim=(-0.03, 1.03), title="Ablations (solid: out of sample, dashed: in sample)")
     plots.legend_outside(ax)
@@ -166,7 +167,8 @@ def positional_paths(abl_result, variants, ratios: dict, word: str):
 
 def boolean_accuracy(fig1, result):
     """Figure 1: accuracy (log scale) against the training depth, per test depth, in and out of
-    sample, with the always-'true' baseline."""
+    sample (seed means with their 95% intervals, :func:`lib.plots.mean_and_interval`; a seed's 0
+    is drawn at half a test item), with the always-'true' baseline."""
     validate.instance("boolean_accuracy", "result", result, Result)
     import matplotlib.pyplot as plt
 
@@ -175,7 +177,8 @@ def boolean_accuracy(fig1, result):
     floor = 0.5 / n_test  # zero drawn at half a test item, so the log axis can show it
     for ax, q in zip(np.atleast_1d(axes), depths):
         for where, colour, label in (("in", "tab:red", "in sample"), ("out", "tab:blue", "out of sample")):
-            ax.plot(fig1.index, np.maximum(fig1[f"{where}_{q}"], floor), "o-", color=colour, label=label)
+            per_seed = np.array([np.maximum(v, floor) for v in fig1[f"{where}_{q}_seeds"]]).T  # (seeds, depths)
+            plots.mean_and_interval(ax, list(fig1.index), per_seed, "o-", color=colour, label=label, bounds=(floor, 1.0))
         ax.plot(fig1.index, fig1[f"true_in_{q}"], ":", color="0.5", label="always 'true' (in sample)")
         ax.set(yscale="log", xlabel="training depth q", title=f"test expressions of depth {q}", xticks=list(fig1.index))
     np.atleast_1d(axes)[0].set_ylabel(f"accuracy (0 drawn at {floor:.3f})")
