@@ -29,7 +29,6 @@ SHORT = {
     "boixadsera2024_pretraining": "the small and large sizes pretrain one seed (the base size five)",
     "richard2024_boolean_simplification": "1 seed, 18 minutes alone; the five-seed run (stop 46) took 25-34 "
                                           "minutes a depth with other work on the cores and did not finish",
-    "course_width_length": "3 seeds: the course's own width-length picture, no paper claim rests on it",
 }
 
 #: seed lists a sweep's config carries but its grid never reads

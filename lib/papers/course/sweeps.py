@@ -14,7 +14,7 @@ def width_length(scale: str) -> tuple[dict, list[dict]]:
     config = dict(
         widths=_scale.pick(smoke=[4, 16], default=[4, 8, 16], paper=[4, 8, 16, 32, 64], scale=scale),
         lengths=_scale.pick(smoke=[8, 16], default=[8, 16, 32], paper=[16, 32, 64, 128, 256], scale=scale),
-        seeds=list(range(_scale.pick(smoke=2, default=3, paper=5, scale=scale))),
+        seeds=list(range(_scale.pick(smoke=2, default=5, paper=5, scale=scale))),
         steps=_scale.pick(smoke=150, default=600, paper=3000, scale=scale), lr=1e-2, batch_size=128, n_symbols=8)
     return config, [{"width": w, "length": n} for w in config["widths"] for n in config["lengths"]]
 
