@@ -15,7 +15,8 @@ from lib.papers.chen2024 import checks, limits, setup
 from lib.papers.chen2024 import softmax_study as study
 from lib.papers.chen2024.construction_study import printed_against_corrected
 from lib.papers.chen2024.examples import reasoning_toy, table_1, template_toy
-from lib.papers.chen2024.training import figure_3_scores, model_factory, recipe
+from lib.papers.chen2024.circuits import figure_3_scores
+from lib.papers.chen2024.training import model_factory, recipe
 from lib.papers.chen2024 import constructions as build
 from lib.results import Result, paper_sweeps
 from lib.tasks import InContextQA, InContextTemplateMatching, SequenceClassification, TemplateMatching

@@ -51,7 +51,8 @@ from lib import bench, claims, plots, scale
 from lib.papers.chen2024 import checks, constructions as build, sweeps
 from lib.papers.chen2024.figures import TITLES, arch_label, chance, has_task, training_curves
 from lib.papers.chen2024.sweeps import curves, final
-from lib.papers.chen2024.training import figure_3_scores, model_factory, parse_scores, recipe
+from lib.papers.chen2024.circuits import figure_3_scores
+from lib.papers.chen2024.training import model_factory, parse_scores, recipe
 from lib.tasks.base import Batch
 from lib.train import train
 

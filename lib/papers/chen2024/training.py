@@ -279,18 +279,3 @@ def parse_scores(model, batch) -> dict:
     equal = x[:, :, None] == x[:, None, :]
     off = ~torch.eye(x.shape[1], dtype=torch.bool)
     return {"equal": float(a[equal & off].mean()), "different": float(a[~equal & off].mean())}
-
-
-def figure_3_scores(qa_run, qa_task: InContextQA, qa_probe, tm_run, tm_task: TemplateMatching,
-                    tm_probe) -> tuple[dict, dict]:
-    """Figure 3's scores of every trained seed beside Theorems 3 and 5's constructions:
-    ``(copy_match, parse)``, each ``{"trained": [one dict per seed], "constructed": dict}``, the
-    arguments of ``checks.training.figure_3``. ``qa_run``/``tm_run``: two-layer runs
-    (:class:`lib.train.Run`) on in-context QA and template matching; the probes are batches of each."""
-    validate.instance("figure_3_scores", "qa_task", qa_task, InContextQA)
-    validate.instance("figure_3_scores", "tm_task", tm_task, TemplateMatching)
-    copy_match = {"trained": [copy_match_scores(qa_run.model(i), qa_task, qa_probe) for i in range(qa_run.K)],
-                  "constructed": copy_match_scores(constructions.in_context_qa(qa_task), qa_task, qa_probe)}
-    parse = {"trained": [parse_scores(tm_run.model(i), tm_probe) for i in range(tm_run.K)],
-             "constructed": parse_scores(constructions.template_matching(tm_task), tm_probe)}
-    return copy_match, parse
