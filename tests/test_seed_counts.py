@@ -27,8 +27,6 @@ SHORT = {
     "boixadsera2024_hyperparameters": "one seed per learning rate (the grid's neighbours are the spread), two "
                                       "mimetic-init seeds; 24 minutes, five seeds about 120",
     "boixadsera2024_pretraining": "the small and large sizes pretrain one seed (the base size five)",
-    "richard2024_boolean_simplification": "1 seed, 18 minutes alone; the five-seed run (stop 46) took 25-34 "
-                                          "minutes a depth with other work on the cores and did not finish",
 }
 
 #: seed lists a sweep's config carries but its grid never reads

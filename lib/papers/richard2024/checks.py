@@ -607,7 +607,7 @@ def figure_1(result):
                     "train q = 3, test q = 3: 68% in sample, 9% out; test q = 6: out of sample about 1%",
                     f"train q = {lo}, test q = {lo}: {text(lo, 'in', at.name)} in sample, {text(lo, 'out', at.name)} out "
                     f"('true' {at[f'true_in_{lo}']:.0%}); test q = {hi}: best in sample {fig1[f'in_{hi}'].max():.0%}, "
-                    f"out of sample at most {fig1[f'out_{hi}'].max():.0%}; best depth-{lo} accuracy after training at "
+                    f"out of sample at most {fig1[f'out_{hi}'].max():.1%}; best depth-{lo} accuracy after training at "
                     f"depth {best_lo} (in sample) and {int(fig1[f'out_{lo}'].idxmax())} (out of sample) "
                     f"({len(seeds(lo, 'in', at.name))} seed(s); tests at level {level:.4f}, Bonferroni)",
                     stats.all_hold(in_beats_out, best_at_match, deeper_worse, deep_rises, beats_constant),
