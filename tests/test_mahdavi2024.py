@@ -413,6 +413,9 @@ def test_heads_d64_sweeps_differ_only_in_the_context_and_keep_the_papers_sizes()
     for size in ("smoke", "default", "paper"):
         (shared, grid_a), (per_example, grid_4) = (found[k].define(size) for k in ("fig2a_d64", "fig4_heads_d64"))
         assert shared.pop("context") == "shared" and per_example.pop("context") == "per_example"
+        # per-example contexts run five seeds at the default scale (Figure 4's comparison over seeds)
+        assert len(per_example.pop("seeds")) == (5 if size == "default" else len(shared["seeds"]))
+        shared.pop("seeds")
         assert shared == per_example and shared["dim"] == 64
         assert all((p["n"], p["d_h"]) == (32, 64) for p in grid_a + grid_4)
         assert (grid_a == grid_4) == (size != "paper")

@@ -21,9 +21,6 @@ SHORT = {
     "chen2024_figure7_paper_sizes": "1 seed at the paper's instance, 98 minutes; five seeds are the paper scale's",
     "mahdavi2024_fig2a_d64": "2 seeds, 24 minutes; five need about 60",
     "mahdavi2024_fig2a_d64_4k": "2 seeds, 53 minutes; five need about 130",
-    "mahdavi2024_fig3_d64": "3 seeds, 18 minutes; its check reads saturation on the first seed, which more seeds "
-                            "do not change",
-    "mahdavi2024_fig4_heads_d64": "2 seeds, 21 minutes; five need about 53",
     "boixadsera2024_hyperparameters": "one seed per learning rate (the grid's neighbours are the spread), two "
                                       "mimetic-init seeds; 24 minutes, five seeds about 120",
     "boixadsera2024_pretraining": "the small and large sizes pretrain one seed (the base size five)",

@@ -52,7 +52,7 @@ from lib import claims, scale
 from lib.papers.mahdavi2024 import checks, readings, sweeps
 from lib.papers.mahdavi2024 import comparison as compare
 from lib.results import paper_sweeps
-from lib.plots import legend_outside, panels, readable, shared_legend, stamp, sweep, table, use_style
+from lib.plots import BANDS, legend_outside, panels, readable, shared_legend, stamp, sweep, table, use_style
 
 use_style()
 record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/04_training")
@@ -193,7 +193,7 @@ for ax, (name, key, label) in zip(axes, (("fig2a", "H", "heads H"), ("fig2b", "n
 n_fixed = results["fig2c"].grid[0]["n"]
 axes[2].axvline(n_fixed, color="0.5", linestyle=":", label=f"d_h = n = {n_fixed}")
 legend_outside(axes[2])
-stamp(fig, "; ".join(results[name].label() for name in ("fig2a", "fig2b", "fig2c")))
+stamp(fig, "; ".join([results[name].label() for name in ("fig2a", "fig2b", "fig2c")] + [BANDS]))
 plt.show()
 
 # %% [markdown]
@@ -265,7 +265,7 @@ for ax, (name, key, label) in zip(axes, (("fig2a", "H", "heads H"), ("fig2b", "n
         for line in ax.get_lines()[-len(acc):]:
             line.set_linestyle(style)
 shared_legend(fig, axes, ncols=2)
-stamp(fig, "; ".join(official_results[name].label() for name in official_results))
+stamp(fig, "; ".join([official_results[name].label() for name in official_results] + [BANDS]))
 plt.show()
 
 # %%

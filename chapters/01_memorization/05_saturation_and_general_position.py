@@ -50,7 +50,7 @@ import pandas as pd
 from lib import claims, scale
 from lib.papers.mahdavi2024 import checks, sweeps, trained
 from lib.results import paper_sweeps
-from lib.plots import legend_outside, panels, paper_vs_ours, readable, stamp, sweep, table, use_style
+from lib.plots import BANDS, legend_outside, panels, paper_vs_ours, readable, stamp, sweep, table, use_style
 
 use_style()
 record = claims.Recorder(paper="mahdavi2024", chapter="chapters/01_memorization/05_saturation_and_general_position")
@@ -117,7 +117,7 @@ record(fig3_check)
 # **At the paper's own sizes.** The ladder is at $d = 16$, $n = 8$. Appendix H's two runs are at
 # $d = 64$, $n = 32$: $H = 4$ at $T = 550$ and $H = 8$ at $T = 1300$, trained for 300,000 steps
 # on the official recipe. We train the same two points on our recipe (full batch, learning rate
-# $10^{-2}$, three seeds, a budget of steps printed below: 5,000 at the default scale, which fits
+# $10^{-2}$, five seeds, a budget of steps printed below: 5,000 at the default scale, which fits
 # a CPU; 50,000 at the paper scale). The saturation is measured, as above, on the first seed.
 
 # %%
@@ -138,18 +138,27 @@ table(pd.DataFrame(rows64)[["H", "T", "seeds fitted", "first seed's accuracy", "
 
 # %% tags=["hide-input"]
 fig3_d64_check = checks.figure_3_d64(results)
-if sat64.scale != "smoke":  # 100 smoke steps fit nothing; the default runs fit the first seed at both points
-    assert all(r["first seed's accuracy"] == 1.0 and r["examples with a non-saturated head"] >= 0.95 for r in rows64)
+if sat64.scale != "smoke":  # 100 smoke steps fit nothing; at default the first seed fits H = 8 (not H = 4, below)
+    fitted64 = [r for r in rows64 if r["first seed's accuracy"] == 1.0]
+    assert fitted64 and all(r["examples with a non-saturated head"] >= 0.95 for r in fitted64)
 if sat64.scale == "default":  # the saturated pairs stay well below half at the default budget
     assert fig3_d64_check.verdict == "not reproduced", fig3_d64_check.verdict
 record(fig3_d64_check)
 
 # %% [markdown]
-# At the paper's sizes and the default budget, the first half of the picture holds and the
-# second does not: every example keeps a head that is not saturated, but the saturated pairs stay
-# well below half at both points, including $H = 8$, where every seed fits $T = 1300$. The
-# learning rate that suits $d = 16$ fits $T = 550$ with $H = 4$ on only part of the seeds (the
-# table's count). The paper trains sixty times longer, and softmax coefficients sharpen as the
+# At the paper's sizes and the default budget, where a model fits, the first half of the picture
+# holds and the second does not: at $H = 8$ every seed fits $T = 1300$ and every example keeps a
+# head that is not saturated, but only a fifth of the (head, example) pairs are saturated, well
+# below half. At $H = 4$ no seed fits $T = 550$ entirely: the five end between 0.02 and 0.99 of the
+# examples, and the first, on which the saturation is measured, at 0.02 with every head saturated
+# on every example (a model stuck, not one that memorizes). Full-batch training at the learning
+# rate that suits $d = 16$ is unstable at this point: the same three seeds trained as a
+# three-member ensemble (the stored run before this one) ended at 1.0, 0.02 and 0.15, and here at
+# 0.02, 0.18 and 0.28. Seeds, data and recipe are the same; what changed is the ensemble's size,
+# so the batched float32 kernels rounded differently, and that flipped seed 0. Whether a seed fits
+# $T = 550$ with $H = 4$ on this recipe is close to chance (one of three before, none of five here,
+# two within 5% of it), and a check that reads the first seed reads that chance. The paper trains
+# sixty times longer, and softmax coefficients sharpen as the
 # weights keep growing after the labels are fitted, so the budget is the first suspect: the
 # paper scale of this sweep (`python -m lib.papers.mahdavi2024 paper fig3_d64`, 50,000 steps)
 # and of `fig3` (the official recipe, 300,000) are the runs that would settle it, on a GPU.
@@ -188,7 +197,7 @@ for ax, (name, key, value, logy) in zip(axes, fig4_panels):
     xs_, vals = sweeps.series(results[name], key, value)
     sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training accuracy" if value == "acc" else "training MSE",
           logy=logy, title=f"Fig. 4: {'classes' if value == 'acc' else 'regression'} vs {key}")
-stamp(fig, "; ".join(results[name].label() for name, *_ in fig4_panels))
+stamp(fig, "; ".join([results[name].label() for name, *_ in fig4_panels] + [BANDS]))
 plt.show()
 
 # %% [markdown]
@@ -229,7 +238,8 @@ record(fig4_check)
 # $T = 2000$ examples, once with one context shared by all examples (Figure 2a's setting) and once
 # with per-example contexts (Figure 4's); the shared context also at $T = 4000$ (see below). $T$ was meant to be out of reach for $H = 8$:
 # Appendix H reports 1,300 as the largest $T$ that $H = 8$ fits perfectly at these sizes. The
-# recipe is ours (full batch, learning rate $10^{-2}$, two seeds, the step budget printed below,
+# recipe is ours (full batch, learning rate $10^{-2}$, two seeds with the shared context and five
+# with per-example contexts, the step budget printed below,
 # early stop once every example is fitted); the official grids sweep $H$ from 1 to 60 at
 # $T$ = 10k-40k (Figure 2a) and 30k-130k (Figure 4) on the official recipe. Each curve is read
 # as Figure 2a in the previous chapter ({ref}`mem-fig2`): a line through the memorized count
@@ -257,7 +267,7 @@ ax.plot(h_line, h_line * (d_64 - 1) + 1, "--", color="0.5", label=f"H(d-1)+1 (d=
 for T in sorted({p["T"] for rs in d64["results"].values() for r in rs for p in r.grid}):
     ax.axhline(T, color="0.75", linewidth=0.8, label=f"T = {T} (every example)")
 legend_outside(ax)
-stamp(fig, ";\n".join(r.label() for rs in d64["results"].values() for r in rs))
+stamp(fig, ";\n".join([r.label() for rs in d64["results"].values() for r in rs] + [BANDS]))
 plt.show()
 
 # %%
@@ -285,8 +295,8 @@ if d64["results"][shared_name][0].scale == "default":  # the reading below, made
     assert d64["untested"][general_name]
     assert max(d64["count_ratio"], key=d64["count_ratio"].get) == "T=2000, H=2"
 d64_checks = [checks.figure_2a_d64(results), checks.figure_4_d64(results)]
-if d64["results"][shared_name][0].scale == "default":  # two seeds decide nothing at these tests' levels
-    assert [c.verdict for c in d64_checks] == ["inconclusive", "inconclusive"], d64_checks
+if d64["results"][shared_name][0].scale == "default":  # two shared-context seeds decide no slope; the comparison holds
+    assert [c.verdict for c in d64_checks] == ["inconclusive", "partly"], d64_checks
 for d64_check in d64_checks:
     record(d64_check)
 
@@ -310,12 +320,15 @@ for d64_check in d64_checks:
 #   trained the whole 2,000 steps, and the models with few heads may be the furthest from what
 #   they could fit by then. The paper scale of these sweeps (20,000 steps, $H$ up to 8, at $T$ up
 #   to 16,000) is the run that would tell, on a GPU.
-# - **Per-example contexts memorize at least as many examples at every $H$**, and more wherever
-#   neither fits everything, as at the reduced sizes; the ratio is largest at $H = 2$. With two
-#   unsaturated points the linearity in $H$ is not tested (rule 4 of the report card), and over two
-#   seeds the comparison with a shared context (our reading of the caption's $H(d-1)+1$, not a
-#   sentence of the paper) is not decided at any $(T, H)$, so Figure 4 at these sizes is
-#   *inconclusive*.
+# - **Per-example contexts memorize more examples**, as at the reduced sizes, and this is decided:
+#   over five per-example seeds against the shared context's two, Welch's test finds per-example
+#   above shared at some $(T, H)$ and below at none, at the Bonferroni level of the check (at
+#   $T = 2000$: 0.15 against 0.04 of the examples with $H = 1$, 0.72 [0.58, 0.86] against 0.13 with
+#   $H = 2$, 1.00 against 0.85 with $H = 4$; both fit everything with $H = 8$). The ratio is largest
+#   at $H = 2$. With two unsaturated points the linearity in $H$ is not tested (rule 4 of the
+#   report card), so Figure 4 at these sizes is *partly* reproduced: the comparison (our reading of
+#   the caption's $H(d-1)+1$, not a sentence of the paper) holds, the line is untested. With two
+#   seeds the comparison had been undecided (*inconclusive*).
 
 # %% [markdown]
 # (mem-fig5)=
@@ -329,7 +342,7 @@ fig, axes = panels(2, ncols=1, height=2.1)
 for ax, (name, key) in zip(axes, (("fig5_heads", "H"), ("fig5_context", "n"))):
     xs_, vals = sweeps.series(results[name], key, "mse")
     sweep(xs_, vals, ax=ax, xlabel=key, ylabel="training MSE", logy=True, title=f"Figure 5: MSE vs {key}")
-stamp(fig, "; ".join(results[name].label() for name in ("fig5_heads", "fig5_context")))
+stamp(fig, "; ".join([results[name].label() for name in ("fig5_heads", "fig5_context")] + [BANDS]))
 plt.show()
 
 # %% [markdown]
@@ -388,8 +401,9 @@ record(fig5_check)
 #   {ref}`mem-fig3`); at the largest $T$ every seed fits, it is a majority for $H = 8$ and below
 #   half for $H = 4$, whose capacity at our sizes (5000 steps, $d = 16$, $n = 8$) is small. At
 #   the paper's own $d = 64$, $n = 32$ and $T$ = 550 and 1300, after 5,000 steps instead of its
-#   300,000, the saturated share stays well below half for both $H$, so the "most pairs
-#   saturated" half of Figure 3 is not reproduced at our budget.
+#   300,000, the saturated share stays well below half at $H = 8$, where every seed fits, and no
+#   seed fits $T = 550$ with $H = 4$ (whether one does is close to chance on our recipe), so the
+#   "most pairs saturated" half of Figure 3 is not reproduced at our budget.
 # - **What we did not run**: the paper's own sizes ($d = 64$, $T$ up to 130k, 50k-300k steps),
 #   except Figure 3's two points at 5,000 steps and Figures 2a and 4 against $H \le 8$ at
 #   $T$ = 2000 and 4000, both on our recipe (above). The grids are in the code,
