@@ -109,7 +109,8 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "ci9
     ``"minmax"``; ``"none"``). One seed draws no band.
     ``values`` maps a group label to an array ``(seeds, len(x))``. The band is clipped to
     ``bounds`` (``"auto"``: from the y label, see :func:`_bounds_for`; or ``(lo, hi)``, either
-    may be None), so a mean +- sd never shows an accuracy above 1. ``legend``: ``"outside"``
+    may be None), so a band never shows an accuracy above 1. On a log axis (``logy``) the band is
+    left out wherever its lower end is not positive: an interval that reaches 0 has no log. ``legend``: ``"outside"``
     (right of the plot), ``"inside"`` (matplotlib's best spot) or None."""
     if bounds == "auto":
         bounds = _bounds_for(ylabel)
@@ -124,7 +125,7 @@ def _mean_with_band(ax, x, values: Mapping[str, np.ndarray], *, band: str = "ci9
             lo, hi = ((mean - arr.std(0), mean + arr.std(0)) if band == "sd" else seed_interval(arr)
                       if band == "ci95" else (arr.min(0), arr.max(0)))
             if logy:
-                lo = np.maximum(lo, mean * 1e-3)  # a band below zero has no log
+                lo = np.where(lo > 0, lo, np.nan)  # an interval reaching 0 has no log: no band there
             _band(ax, x, lo, hi, color, (lo_bound, hi_bound), alpha=0.2)
     if chance is not None:
         ax.axhline(chance, color="0.5", linestyle=":", linewidth=1, label="chance")
@@ -180,16 +181,16 @@ def _band(ax, x, lo, hi, color, bounds, *, alpha: float) -> None:
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
            xlabel: str = "training step", title: str | None = None, band: str = "ci95", chance: float | None = None,
-           bounds="auto", legend: str | None = "outside"):
+           bounds="auto", legend: str | None = "outside", logy: bool = False):
     """Mean curve with a band over seeds for each group, against training steps.
 
     ``values`` maps a group label (e.g. ``"1 layer"``) to an array ``(seeds, len(steps))``.
     ``band`` is ``"ci95"`` (the 95% interval of the mean over seeds, the default), ``"sd"`` (mean
     +- one standard deviation), ``"minmax"`` or ``"none"``; the band is clipped to the metric's
-    range (``bounds``, see :func:`_mean_with_band`).
+    range (``bounds``, see :func:`_mean_with_band`); ``logy``: a log y axis.
     """
     return _mean_with_band(ax or plt.subplots()[1], steps, values, band=band, xlabel=xlabel, ylabel=ylabel,
-                           title=title, chance=chance, bounds=bounds, legend=legend)
+                           title=title, chance=chance, bounds=bounds, legend=legend, logy=logy)
 
 
 def sweep(x: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, xlabel: str = "", ylabel: str = "",

@@ -72,6 +72,15 @@ def test_a_non_finite_seed_leaves_no_band_where_it_leaves_no_mean():
     plots.curves(np.arange(3), {"model": acc}, ylabel="loss")  # draws, as before, with a gap
 
 
+def test_on_a_log_axis_an_interval_reaching_zero_draws_no_band():
+    mse = np.array([[1e-4, 1e-2, 1e-3], [1e-1, 1.2e-2, 1.1e-3], [1e-4, 0.9e-2, 0.9e-3]])  # (seeds, x)
+    lo, _ = plots.seed_interval(mse)
+    assert lo[0] <= 0 < lo[1:].min()  # the first point's interval reaches 0, the others do not
+    ax = plots.sweep([1, 2, 3], {"model": mse.T}, ylabel="training MSE", logy=True)
+    assert ax.get_yscale() == "log" and _band_limits(ax)[0] > 0
+    assert np.isclose(_band_limits(ax)[0], lo[1:].min())
+
+
 def _extent(artist, fig):
     return artist.get_window_extent(fig.canvas.get_renderer())
 

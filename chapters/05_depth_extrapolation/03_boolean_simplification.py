@@ -32,7 +32,8 @@
 # By our estimate (about $10^{18}$ floating-point operations) that is a few GPU-hours per training
 # depth. The default scale here is one clause, $d = 64$,
 # $L = 2$, $h = 4$, context 224, 800 steps of 16 windows on 20,000 equations per depth, five
-# seeds, 250 test expressions per cell: 8 to 15 minutes per training depth on a 2-core CPU, so
+# seeds, 250 test expressions per cell: 8 to 30 minutes per training depth on a 2-core CPU
+# (training and the sympy-checked tests; the stored run shared the cores with other work), so
 # the default book loads the sweep from `data/`. The paper scale is defined in
 # `lib.papers.richard2024.sweeps.boolean_simplification` but has not been run.
 
@@ -216,8 +217,9 @@ record(figure1)
 #   best, 0.37 after training at depth 6, equals the depth-3 tests' best, 0.36 (the paper reports
 #   "overall lower performance" on depth-6 tests, against 68% at depth 3).
 #
-# So the verdict stays *inconclusive* with five seeds where it was with one. The seeds barely
-# differ (seed 0 is the stored one-seed run, bit for bit); what is missing is a larger gap. The
+# So the verdict stays *inconclusive* with five seeds where it was with one: the gaps it would
+# need are smaller than the spread between seeds (at training depth 3, in sample 0.33 to 0.40,
+# out of sample 0.04 to 0.11; seed 0 is the stored one-seed run, bit for bit). The
 # intervals are over training seeds on one test set of 250 expressions per cell: that set's own
 # sampling error (about ±0.06 at these accuracies) is shared by every seed and is not in them, so
 # a claim about the task rather than about this test set would need more test expressions too.

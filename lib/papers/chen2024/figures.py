@@ -51,12 +51,11 @@ def training_curves(result: Result, init: str, tasks=TASKS, title: str | None = 
         acc_ax, loss_ax = axes[2 * row], axes[2 * row + 1]
         plots.curves(steps, {arch_label(a): c.acc for a, c in runs.items()}, ax=acc_ax, ylabel="accuracy",
                      title=TITLES[task], chance=chance(task, result.scale, task_args), legend=None)
-        plots.curves(steps, {arch_label(a): c.loss for a, c in runs.items()}, ax=loss_ax, ylabel="loss",
-                     title="loss", legend=None)
         losses = np.concatenate([np.ravel(c.loss) for c in runs.values()])
         losses = losses[np.isfinite(losses) & (losses > 0)]
-        if losses.size and losses.max() / losses.min() > 20:  # a log axis only where it spans decades
-            loss_ax.set_yscale("log")
+        spans_decades = bool(losses.size and losses.max() / losses.min() > 20)  # a log axis only then
+        plots.curves(steps, {arch_label(a): c.loss for a, c in runs.items()}, ax=loss_ax, ylabel="loss",
+                     title="loss", legend=None, logy=spans_decades)
         loss_ax.legend(*acc_ax.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(1.02, 1.0),
                        borderaxespad=0.0)
         if row < len(present) - 1:

@@ -28,7 +28,7 @@ so that H = 8 would not fit every example: ``fig2a_d64`` is Figure 2a's setting 
 context shared by every example, 100 classes), ``fig2a_d64_4k`` the same at T = 4000 (added once
 T = 2000 proved too small, see below), ``fig4_heads_d64`` Figure 4's heads panel (Appendix I.1:
 per-example contexts, so every token is in general position; 100 classes). Our recipe: 2,000
-full-batch steps (lr 1e-2) with early stop, two seeds (five for ``fig4_heads_d64``). T = 2000
+full-batch steps (lr 1e-2) with early stop, two seeds (five for ``fig4_heads_d64`` at the default scale). T = 2000
 proved too small: H = 8 fits every example with a shared context, and per-example contexts, which
 memorize more, fit 99.7% with H = 4 already, which leaves three and two unsaturated points. The paper scale adds H = 6 and
 trains 20,000 steps, at T = 4000 and 8000 with a shared context (16000 for ``fig2a_d64_4k``) and

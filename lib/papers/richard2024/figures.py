@@ -133,7 +133,7 @@ def ablations(abl_result, out):
     ax.set(xscale="log", xlabel="distinct training words", ylabel="valid completions (random-cut prefixes)",
            ylim=(-0.03, 1.03), title="Ablations (solid: out of sample, dashed: in sample)")
     plots.legend_outside(ax)
-    plots.stamp(fig, abl_result.label())
+    plots.stamp(fig, f"{abl_result.label()}; {plots.BANDS}")
     return fig
 
 
@@ -177,11 +177,11 @@ def boolean_accuracy(fig1, result):
     floor = 0.5 / n_test  # zero drawn at half a test item, so the log axis can show it
     for ax, q in zip(np.atleast_1d(axes), depths):
         for where, colour, label in (("in", "tab:red", "in sample"), ("out", "tab:blue", "out of sample")):
-            per_seed = np.array([np.maximum(v, floor) for v in fig1[f"{where}_{q}_seeds"]]).T  # (seeds, depths)
+            per_seed = np.maximum(_per_seed(fig1, f"{where}_{q}"), floor)
             plots.mean_and_interval(ax, list(fig1.index), per_seed, "o-", color=colour, label=label, bounds=(floor, 1.0))
         ax.plot(fig1.index, fig1[f"true_in_{q}"], ":", color="0.5", label="always 'true' (in sample)")
         ax.set(yscale="log", xlabel="training depth q", title=f"test expressions of depth {q}", xticks=list(fig1.index))
     np.atleast_1d(axes)[0].set_ylabel(f"accuracy (0 drawn at {floor:.3f})")
     plots.legend_outside(np.atleast_1d(axes)[-1])
-    plots.stamp(fig, result.label())
+    plots.stamp(fig, f"{result.label()}; {plots.BANDS}")
     return fig
