@@ -48,10 +48,8 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from . import scale as _scale
-from . import validate
+from . import stats, validate
 from .results import _jsonable, data_dir
 
 VERDICTS = ("reproduced", "substituted", "partly", "inconclusive", "not reproduced")
@@ -237,10 +235,7 @@ def outcome(full: bool | None, part: bool | None = False) -> dict:
     conditions (:func:`lib.stats.all_hold`): the claim in full and its partial form. True passes
     (or is partly shown); a partial form the data cannot decide, with the full claim not shown,
     is inconclusive; anything decided against fails."""
-    for name, value in (("full", full), ("part", part)):
-        if value is not None and not isinstance(value, (bool, np.bool_)):
-            validate.fail("claims.outcome", name, "True, False or None (undecided)", value)
-    full, part = (None if v is None else bool(v) for v in (full, part))  # numpy booleans read as Python's
+    full, part = stats.as_truth("claims.outcome", "full", full), stats.as_truth("claims.outcome", "part", part)
     return {"passed": full is True, "partly": part is True,
             "inconclusive": full is not True and (part is None or (full is None and part is False))}
 

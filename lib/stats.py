@@ -145,15 +145,16 @@ def holds(decision: str, expected: str) -> bool | None:
     return None if decision == "inconclusive" else decision == expected
 
 
+def as_truth(owner: str, name: str, value) -> bool | None:
+    """A three-valued truth as Python's: a numpy boolean (``np.float64(1) < 2``) becomes ``bool``,
+    so that ``is False`` reads it; anything but a boolean or None is refused, named ``name``."""
+    if value is not None and not isinstance(value, (bool, np.bool_)):
+        validate.fail(owner, name, "True, False or None (undecided)", value)
+    return None if value is None else bool(value)
+
+
 def _truths(owner: str, truths) -> list[bool | None]:
-    """Three-valued truths as Python's: numpy booleans (``np.float64(1) < 2``) become ``bool``, so
-    that ``is False`` reads them; anything but a boolean or None is refused."""
-    out = []
-    for t in truths:
-        if t is not None and not isinstance(t, (bool, np.bool_)):
-            validate.fail(owner, "truths", "True, False or None", t)
-        out.append(None if t is None else bool(t))
-    return out
+    return [as_truth(owner, "truths", t) for t in truths]
 
 
 def any_holds(*truths: bool | None) -> bool | None:
