@@ -13,6 +13,10 @@
 ``python -m lib.bench anatomy [--members K] [--steps S]``
     Where the trainer's step goes (profiled): the share of kernel time in matrix products and the
     rate those products reach at the model's own shapes, the ceiling for a trainer of that model.
+``python -m lib.bench side-by-side [--members K] [--steps S] [--workers W]``
+    The trainer (bench model, K members) as one run on this process's threads against W
+    single-thread runs at the same time (what ``--jobs W`` does with a sweep's groups), with the
+    fraction of the matmul rate each reaches, measured in the same run.
 ``python -m lib.bench paper-cost [--only NAME ...] [--probe S]``
     For every paper-scale sweep of the book, the first and the last group of its grid run for
     S and 2 S steps on this device; their difference gives the time per step, which with the
@@ -94,6 +98,47 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
     many = _timed(device, lambda: train(model, seeds, config, task, device=device, progress=False))
     out = {"plain_loop": steps / plain, "trainer_1": steps / one, f"trainer_{members}": members * steps / many}
     return {"what": "ensemble", "members": members, "steps": steps, "model_steps_per_s": out}
+
+
+def _timed_single_thread_run(members: int, steps: int, batch_size: int) -> float:
+    """One worker of :func:`side_by_side`: the bench model's trainer at ``members`` on one thread
+    (after a 3-step warm-up); its wall time in seconds."""
+    torch.set_num_threads(1)
+    task, model = bench_model()
+    seeds = list(range(members))
+    train(model, seeds, TrainConfig(steps=3, batch_size=batch_size), task, progress=False)
+    config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
+    start = time.perf_counter()
+    train(model, seeds, config, task, progress=False)
+    return time.perf_counter() - start
+
+
+def side_by_side(members: int = 16, steps: int = 200, workers: int = 2, batch_size: int = 64) -> dict:
+    """The trainer on the CPU as one run on this process's threads, and as ``workers`` single-thread
+    runs at the same time in as many processes (what ``--jobs`` does with a sweep's groups:
+    :class:`lib.papers.engines.ProcessEngine`): model-steps/s of the one run and of the workers
+    together, each with its fraction of the float32 matrix-product rate measured in the same run.
+    The workers start together to within their start-up (imports, a warm-up): give enough
+    ``steps`` that this is small against the timed part."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    device = torch.device("cpu")
+    peak, flops = matmul_rate(device), bench_flops(batch_size)
+    task, model = bench_model()
+    seeds = list(range(members))
+    train(model, seeds, TrainConfig(steps=3, batch_size=batch_size), task, progress=False)
+    config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
+    one = members * steps / _timed(device, lambda: train(model, seeds, config, task, progress=False))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        walls = list(pool.map(_timed_single_thread_run, [members] * workers, [steps] * workers,
+                              [batch_size] * workers))
+    together = sum(members * steps / wall for wall in walls)
+    rates = {f"one_run_{torch.get_num_threads()}_threads": one, f"{workers}_single_thread_runs": together}
+    return {"what": "side_by_side", "members": members, "steps": steps, "workers": workers,
+            "matmul_gflop_s": peak, "bench_flop_per_step": flops, "model_steps_per_s": rates,
+            "fraction_of_peak": {k: r * flops / (peak * 1e9) for k, r in rates.items()},
+            "worker_wall_s": walls}
 
 
 def matmul_rate(device, size: int | None = None, repeats: int = 10) -> float:
@@ -473,7 +518,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite", "from-log",
-                                          "anatomy"])
+                                          "anatomy", "side-by-side"])
+    parser.add_argument("--workers", type=int, default=2, help="side-by-side: single-thread runs at the same time")
     parser.add_argument("--log", default=None, help="from-log: a tests/gpu/run.sh log whose saved files were lost")
     parser.add_argument("--commit", default=None, help="from-log: the commit the logged run ran at")
     parser.add_argument("--only", nargs="*", default=None, help="paper-cost: only these sweeps (keys or names)")
@@ -526,6 +572,18 @@ def main(argv=None) -> int:
         print(json.dumps(r, indent=1))
         if args.save:
             print(f"saved to {save(r, device)}")
+        return 0
+    if args.which == "side-by-side":
+        if args.workers < 1:
+            parser.error("--workers must be positive")
+        r = side_by_side(args.members, args.steps, args.workers)
+        print(f"device: {device_name('cpu')}  (torch {torch.__version__}, threads here: {torch.get_num_threads()})")
+        print(f"float32 matmul: {r['matmul_gflop_s']:.0f} GFLOP/s; bench model: {r['bench_flop_per_step'] / 1e9:.3f} "
+              f"GFLOP per step; K = {r['members']}, {r['steps']} steps")
+        for key, rate in r["model_steps_per_s"].items():
+            print(f"  {key:26s} {rate:8.0f} model-steps/s ({r['fraction_of_peak'][key]:.1%} of the matmul rate)")
+        if args.save:
+            print(f"saved to {save(r, torch.device('cpu'))}")
         return 0
     if args.which == "anatomy":
         peak = matmul_rate(device)

@@ -147,6 +147,39 @@ class Evidence:
         return asdict(self)
 
 
+#: the fields of an :class:`Evidence` that name the run (or verification) whose numbers a claim read
+RUN_FIELDS = ("lib_hash", "git_commit", "created")
+
+
+def names_stored_numbers(evidence: dict, result) -> bool:
+    """True when ``evidence`` (a stored :class:`Evidence`) names ``result``'s run or one of the
+    verifications since (:attr:`lib.results.Result.code_records`): the numbers the claim read are
+    the ones stored now. A verification under new code keeps a claim valid; a recomputation does
+    not (its run record replaces the old one and its verifications)."""
+    return any(all(str(record.get(k, "")) == evidence.get(k) for k in RUN_FIELDS) for record in result.code_records)
+
+
+def _same_evidence(stored: list, now: list) -> bool:
+    """``stored`` and ``now`` read the same results, each at the same stored numbers (``now`` names
+    the code record in force, ``stored`` may name an earlier record of the same run)."""
+    from . import results as _results
+
+    if not isinstance(stored, list) or len(stored) != len(now):
+        return False
+    for old, new in zip(stored, now):
+        if old == new:
+            continue
+        if {k: v for k, v in old.items() if k not in RUN_FIELDS} != {k: v for k, v in new.items() if k not in RUN_FIELDS}:
+            return False
+        try:
+            result = _results.load(new["result"], new["scale"])
+        except ValueError:
+            return False
+        if result is None or not names_stored_numbers(old, result):
+            return False
+    return True
+
+
 @dataclass(frozen=True)
 class Check:
     """The outcome of one claim's check, computed in ``lib/papers/<key>/checks.py`` from stored
@@ -409,6 +442,8 @@ def rederive(chapter: str, scale: str, checks: list[Check], directory: Path | No
             problems.append(f"{c.ref}: computed but not stored in {path.name}")
             continue
         for name, value in now.items():
+            if name == "evidence" and _same_evidence(stored[key].get(name), _jsonable(value)):
+                continue
             if _jsonable(value) != stored[key].get(name):
                 problems.append(f"{c.ref}: {name} stored {stored[key].get(name)!r}, computed {_jsonable(value)!r}")
     problems += [f"{ref}: stored in {path.name} but no check computed it" for (_, ref) in stored.keys() - seen]
@@ -416,8 +451,9 @@ def rederive(chapter: str, scale: str, checks: list[Check], directory: Path | No
 
 
 def stale(claims: list[Claim] | None = None) -> list[tuple[Claim, str]]:
-    """Claims whose evidence is missing or stale: a result file gone, recomputed since (another
-    code hash) or computed by ``lib`` code that has changed since; with the reason."""
+    """Claims whose evidence is missing or stale: a result file gone, recomputed since (its run is
+    not the one the claim read: :func:`names_stored_numbers`) or computed or last verified by
+    ``lib`` code that has changed since; with the reason."""
     from . import results as _results
 
     out = []
@@ -429,7 +465,7 @@ def stale(claims: list[Claim] | None = None) -> list[tuple[Claim, str]]:
                 r = None
             if r is None:
                 out.append((claim, f"its evidence {ev['result']}.{ev['scale']}.json is missing"))
-            elif str(r.code.get("lib_hash", "")) != ev["lib_hash"]:
+            elif not names_stored_numbers(ev, r):
                 out.append((claim, f"{ev['result']}.{ev['scale']}.json was recomputed since (code "
                                    f"{ev['lib_hash'][:8]} -> {str(r.code.get('lib_hash', ''))[:8]}): rerun the chapter"))
             elif r.is_stale():

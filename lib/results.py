@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import datetime as _dt
+import functools
 import hashlib
 import json
 import math
@@ -410,7 +411,8 @@ def provenance(config: dict, scale: str, device=None, code: Callable | None = No
         prov["sweep"] = sweep
     return {**prov, "config": config, "seeds": config.get("seeds"), "scale": scale,
             **code_record(module, code_roots(code)),
-            "torch": torch.__version__, "python": platform.python_version(), "device": device_name(device)}
+            "torch": torch.__version__, "python": platform.python_version(), "device": device_name(device),
+            "torch_threads": torch.get_num_threads()}
 
 
 # ----------------------------------------------------------------------------- the record
@@ -479,6 +481,12 @@ class Result:
         """The code record in force: the last verification (:func:`verify`) if any, else the run's."""
         verified = self.provenance.get("verified") or []
         return verified[-1] if verified else self.provenance
+
+    @property
+    def code_records(self) -> list[dict]:
+        """The run's code record and each :func:`verify` since, oldest first: every one of them
+        stands for the numbers stored now (a verification re-runs a part and changes none)."""
+        return [self.provenance, *(self.provenance.get("verified") or [])]
 
     @property
     def hashed(self) -> bool:
@@ -904,7 +912,8 @@ class Sweep:
 
     def runner(self, config: dict, scale: str, device=None) -> RunGroup:
         """``points -> metrics`` for :func:`run` (the whole run of each group)."""
-        return lambda points: self.run(config, points, scale=scale, device=device, stop_after=None)
+        # a partial of the module-level run function, not a lambda: an engine's worker process unpickles it
+        return functools.partial(self.run, config, scale=scale, device=device, stop_after=None)
 
     def result(self, scale: str | None = None, *, device=None, progress: bool = True, engine=None) -> Result:
         """The sweep at ``scale`` (default: the current one) from ``data/``, run or resumed if
@@ -1213,8 +1222,9 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
 
 def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequence[str] | None = None) -> int:
     """The command line of a paper's sweeps (``sweeps``, default :func:`paper_sweeps`):
-    ``python -m lib.papers.<paper> [SCALE] [NAME ...]`` runs (or resumes) the named sweeps (all if
-    none) at SCALE (default: $ABC_SCALE) and saves them under data/; ``list`` shows them."""
+    ``python -m lib.papers.<paper> [SCALE] [NAME ...] [--jobs N]`` runs (or resumes) the named sweeps
+    (all if none) at SCALE (default: $ABC_SCALE) and saves them under data/, with ``--jobs N`` in N
+    single-thread processes; ``list`` shows them."""
     import argparse
 
     sweeps = paper_sweeps(paper) if sweeps is None else sweeps
@@ -1223,7 +1233,13 @@ def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequen
     parser.add_argument("scale", nargs="?", default=None, help="smoke, default, paper or list")
     parser.add_argument("names", nargs="*", help=f"sweeps to run: {', '.join(sweeps)} (default: all)")
     parser.add_argument("--device", default=None)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="run each sweep's groups in this many single-thread processes side by side "
+                             "(lib.papers.engines.ProcessEngine; on a CPU, 2 on 2 cores does more work per second "
+                             "than one two-thread run); default 1: here, one group after the other")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1; got {args.jobs}")
     if args.scale == "list":
         for key, sweep in sweeps.items():
             saved = {s: load(sweep.name, s) for s in _scale.SCALES}
@@ -1239,8 +1255,15 @@ def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequen
     from .runtime import pick_device
 
     device = pick_device(args.device)
+    engine = None
+    if args.jobs > 1:
+        if device.type != "cpu":
+            parser.error(f"--jobs runs single-thread CPU processes; the device here is {device}")
+        from .papers.engines import ProcessEngine
+
+        engine = ProcessEngine(workers=args.jobs, threads=1)
     for key in args.names or list(sweeps):
-        print(sweeps[key].result(scale, device=device).label(), flush=True)
+        print(sweeps[key].result(scale, device=device, engine=engine).label(), flush=True)
     return 0
 
 

@@ -113,6 +113,33 @@ def _stored(tmp_path, name="chen2024_toy", value=1.0):
     return results.load(name, "default")
 
 
+def test_a_verification_keeps_a_claim_valid_and_a_recomputation_does_not(tmp_path, monkeypatch):
+    monkeypatch.setenv("ABC_DATA", str(tmp_path))
+    r = _stored(tmp_path)
+    record = claims.Recorder("chen2024", "chapters/x", scale="default")
+
+    def figure(result):
+        return claims.check(paper="chen2024", ref="Figure 9", label="x", statement="s", paper_value="1.0",
+                            ours=f"{result.get(x=1)['acc']:.2f}", passed=True, results=result)
+
+    record(figure(r))
+    # verified later (same numbers, a later record in force): the claim stays valid and re-derives,
+    # though the evidence computed now names the verification
+    verification = {**{k: r.provenance[k] for k in ("lib_files", "lib_hash") if k in r.provenance},
+                    "git_commit": "f" * 40, "created": "2099-01-01T00:00:00+00:00"}
+    r.provenance.setdefault("verified", []).append(verification)
+    results.save(r)
+    verified = results.load("chen2024_toy", "default")
+    assert claims.Evidence.of(verified).created == "2099-01-01T00:00:00+00:00"
+    assert claims.stale() == [] and claims.rederive("chapters/x", "default", [figure(verified)]) == []
+    # recomputed under the same code with the same numbers: another run, which the claim did not read
+    again = _stored(tmp_path)
+    again.provenance["created"] = "2000-01-01T00:00:00+00:00"
+    results.save(again)
+    assert "recomputed since" in claims.stale()[0][1]
+    assert any(p.startswith("Figure 9: evidence") for p in claims.rederive("chapters/x", "default", [figure(again)]))
+
+
 def test_a_setup_difference_is_computed_field_by_field_and_never_hides_a_field():
     ours = {"optimizer": "adam", "words": 500.0, "lr": 0.1, "layers": (1, 2, 3)}
     diff = SETUP.difference(ours)

@@ -54,8 +54,38 @@ def test_running_here_is_the_default_and_needs_no_ray(monkeypatch):
         engines.get("ray")
     with pytest.raises(ImportError, match="pip install ray"):
         queue.run_queue(1.0, sweeps=[SWEEP], engine="ray", log=lambda *_: None)
-    with pytest.raises(ValueError, match="local, ray"):
+    with pytest.raises(ValueError, match="local, processes, ray"):
         engines.get("dask")
+
+
+def test_a_sweep_run_in_single_thread_processes_stores_the_numbers_of_a_single_thread_run_here(tmp_path, monkeypatch):
+    """The processes engine (no Ray): a paper's smoke-scale sweep and the test sweep, against a run
+    here with one torch thread, as each worker has."""
+    import torch
+
+    with pytest.raises(ValueError, match="workers"):
+        engines.ProcessEngine(workers=0)
+    with pytest.raises(TypeError, match="threads"):
+        engines.ProcessEngine(threads=1.5)
+    engine = engines.get("processes", workers=2, threads=1)
+    assert engine.describe()["threads_per_worker"] == 1 and engine.worker_device == "cpu"
+    threads = torch.get_num_threads()
+    for sweep in (find_sweep("bhattamishra2024_index_lookup"), SWEEP):
+        files = {}
+        for label, used in (("here", None), ("processes", engine)):
+            monkeypatch.setenv("ABC_DATA", str(tmp_path / label))
+            torch.set_num_threads(1)
+            try:
+                result = sweep.result("smoke", progress=False, engine=used)
+            finally:
+                torch.set_num_threads(threads)
+            assert result.complete
+            files[label] = stored(result.path)
+        here, ran = files["here"], files["processes"]
+        assert [p["point"] for p in ran["points"]] == [p["point"] for p in here["points"]]  # same order
+        assert without_wall_times(ran["points"]) == without_wall_times(here["points"])  # every number, exactly
+        assert ran["provenance"]["engine"] == {**engine.describe()} and "engine" not in here["provenance"]
+        assert not list((tmp_path / "processes" / "checkpoints").rglob("*.pt"))
 
 
 def test_a_sweep_run_through_ray_stores_the_numbers_of_a_run_here(cluster, tmp_path, monkeypatch):

@@ -15,8 +15,6 @@ MINIMUM = 5
 
 #: sweep -> why it still runs fewer than five seeds at the default scale (its smallest seed list)
 SHORT = {
-    "chen2024_figure7_k": "3 seeds, 60 minutes on 2 cores; five need about 100 (the trainer's small per-example "
-                          "products, see the stop 45 profile)",
     "chen2024_figure7_l5": "3 seeds, 65 minutes; five need about 108",
     "chen2024_figure7_paper_sizes": "1 seed at the paper's instance, 98 minutes; five seeds are the paper scale's",
     "mahdavi2024_fig2a_d64": "2 seeds, 24 minutes; five need about 60",

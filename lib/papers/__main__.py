@@ -24,8 +24,9 @@ def main(argv=None) -> int:
     parser.add_argument("--per-sweep", type=float, default=None,
                         help="queue: seconds at most per sweep, then the next one (default: no cap)")
     parser.add_argument("--device", default=None)
-    parser.add_argument("--engine", choices=["local", "ray"], default="local",
-                        help="queue: run each group here (default) or as one Ray task with a GPU (lib.papers.engines)")
+    parser.add_argument("--engine", choices=["local", "processes", "ray"], default="local",
+                        help="queue: run each group here (default), in single-thread processes of this CPU, two side "
+                             "by side, or as one Ray task with a GPU (lib.papers.engines)")
     parser.add_argument("--no-step", action="store_true", help="dryrun: sizes and FLOPs only, no real training steps")
     parser.add_argument("--save-rows", default=None, help="dryrun: also write the rows as JSON to this file")
     parser.add_argument("--host-gib", type=float, default=None,

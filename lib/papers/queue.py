@@ -95,7 +95,8 @@ def run_queue(budget_s: float, names=None, *, sweeps=None, per_sweep_s: float | 
     in progress stops at its first evaluation past ``budget_s - margin_s``, or past
     ``per_sweep_s`` from its sweep's start (then the queue goes on with the next sweep, so that a
     short window advances several papers). ``sweeps`` replaces the paper sweeps (tests).
-    ``engine``: "local" (or None, the default: each group here, in turn), "ray" (each group a Ray
+    ``engine``: "local" (or None, the default: each group here, in turn), "processes" (single-thread
+    worker processes of this CPU, :class:`lib.papers.engines.ProcessEngine`), "ray" (each group a Ray
     task with a GPU of its own: :mod:`lib.papers.engines`) or an engine object. Returns one
     :class:`Outcome` per sweep in the queue."""
     validate.real("run_queue", "budget_s", budget_s, minimum=0.0)

@@ -118,7 +118,7 @@ def figure7_k(scale: str) -> tuple[dict, list[dict]]:
     grid = [{"task": "contextual", "init": "paper", "archs": archs, "steps_factor": at(scale, 0.4, 5.0, 5.0),
              "task_args": {"k": k, "length": l7, "n_words": words7, "n_answers": words7}}
             for k in at(scale, [2], [2, 3, 4], [2, 3, 4])]
-    return recipes_config(scale), grid
+    return dict(recipes_config(scale), seeds=_decided_seeds(scale)), grid
 
 
 def figure7_l5(scale: str) -> tuple[dict, list[dict]]:

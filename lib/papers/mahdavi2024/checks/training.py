@@ -254,16 +254,13 @@ def figure_3(results):
                   the_setup=setup.FIGURE_3, config=setup.ours(results["fig3"]))
 
 
-FIRST_ACCURACY = "first seed's accuracy"  # the column of trained.saturation_rows
-
-
 def figure_3_d64(results):
     """Figure 3 at the paper's d = 64, n = 32 (``fig3_d64``, App. H's two points): the first seed
     (on which saturation is measured) fits both; at least 95% of examples keep a non-saturated
     head; a majority of pairs saturated. Partly: at least 25%. Where the first seed did not fit,
     the text says so instead of quoting a stuck model's saturation."""
     rows = trained.saturation_rows(trained.sweeps.points(results["fig3_d64"]))
-    fitted = all(r[FIRST_ACCURACY] == 1.0 for r in rows)
+    fitted = all(r[trained.FIRST_ACCURACY] == 1.0 for r in rows)
     free, many, majority = _saturation(rows)
     return _check("Figure 3 (the paper's d=64, n=32)", "mem-fig3",
                   "trained heads at the paper's sizes: most (head, example) pairs saturated, almost every example "
@@ -271,8 +268,8 @@ def figure_3_d64(results):
                   "; ".join(f"H={r['H']}, T={r['T']}: {r['seeds fitted']} seeds fit, first seed " + (
                       f"{r['saturated (head, example) pairs']:.0%} saturated, "
                       f"{r['examples with a non-saturated head']:.0%} with a free head"
-                      if r[FIRST_ACCURACY] == 1.0 else
-                      f"not fitted ({r[FIRST_ACCURACY]:.2f}), so its saturation is not a memorizing model's")
+                      if r[trained.FIRST_ACCURACY] == 1.0 else
+                      f"not fitted ({r[trained.FIRST_ACCURACY]:.2f}), so its saturation is not a memorizing model's")
                   for r in rows),
                   fitted and free and majority, partly=fitted and free and many, results=results["fig3_d64"],
                   the_setup=setup.FIGURE_3, config=setup.ours(results["fig3_d64"]))
