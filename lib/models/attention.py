@@ -179,7 +179,7 @@ class Attention(nn.Module):
             k = torch.einsum("bnd,hde->bhne", h, self.W_K)
             s = q @ k.transpose(-1, -2)
         else:
-            s = _per_head_rows(torch.einsum("bid,hde->bhie", queries, self.W_QK), h)
+            s = torch.einsum("bid,hde->bhie", queries, self.W_QK) @ h.transpose(-1, -2)[:, None]
         return self.scale * s
 
     def _fold(self, n_query: int, n_key: int) -> bool:
