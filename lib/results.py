@@ -725,7 +725,11 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
                 print(f"[{name}] point {count + 1}/{len(grid)}: {shown}", flush=True)
             yield group, job(group)
 
+    started, elapsed_before = time.perf_counter(), float(result.provenance.get("elapsed_s", 0.0))
     for group, (values, wall) in (here() if engine is None else engine.run_groups(job, todo)):
+        # the run's own wall time (summed over resumptions): with an engine's groups side by side
+        # it is less than the sum of the groups' times
+        result.provenance["elapsed_s"] = elapsed_before + time.perf_counter() - started
         for i, (point, value) in enumerate(zip(group, values)):
             value = finite_or_declared(name, point, _jsonable(value), nonfinite)
             result.points.append({"point": point, "result": value, "wall_s": wall if i == 0 else 0.0})
@@ -1280,17 +1284,23 @@ def all_results(directory: Path | None = None) -> list[Result]:
 
 
 def times_table(results: Sequence[Result], scale: str = "default") -> str:
-    """Each stored sweep at ``scale``: its recompute time (the sum of its points' wall times, on
-    the machine its provenance names) and its seeds, then each paper's total and the sum: the
-    budget a full recompute of that scale costs."""
+    """Each stored sweep at ``scale``: its recompute time (the run's elapsed time where it was
+    recorded, which is less than the sum of its points' wall times where an engine ran groups side
+    by side, else that sum; on the machine its provenance names) and its seeds, then each paper's
+    total and the sum: the budget a full recompute of that scale costs."""
     scale = _scale.validate(scale)
     rows = sorted((r for r in results if r.scale == scale), key=lambda r: r.name)
     lines, totals = [f"{'sweep':45s} {'seeds':>5s} {'minutes':>8s}"], {}
     for r in rows:
         seeds = r.provenance.get("seeds")
         paper = r.name.split("_")[0]
-        totals[paper] = totals.get(paper, 0.0) + r.wall_s
-        lines.append(f"{r.name:45s} {len(seeds) if seeds else '-':>5} {r.wall_s / 60:8.1f}"
+        engine = r.provenance.get("engine") or {}
+        took = float(r.provenance["elapsed_s"]) if engine.get("workers", 1) > 1 and "elapsed_s" in r.provenance \
+            else r.wall_s
+        totals[paper] = totals.get(paper, 0.0) + took
+        lines.append(f"{r.name:45s} {len(seeds) if seeds else '-':>5} {took / 60:8.1f}"
+                     + (f"  ({engine['workers']} workers side by side; {r.wall_s / 60:.1f} summed over groups)"
+                        if took != r.wall_s else "")
                      + ("" if r.complete else f"  (incomplete: {len(r.points)}/{len(r.grid)} points)"))
     lines += [f"{'total, ' + paper:45s} {'':5s} {t / 60:8.1f}" for paper, t in totals.items()]
     lines.append(f"{'total':45s} {'':5s} {sum(totals.values()) / 60:8.1f}")

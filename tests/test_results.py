@@ -458,3 +458,9 @@ def test_times_sums_each_papers_sweeps_at_one_scale(store, capsys):
     assert results.main(["times"]) == 0 and "pa_one" in capsys.readouterr().out
     with pytest.raises(ValueError):
         results.times_table([], "huge")
+    # groups run side by side by an engine: the run's elapsed time counts, not the groups' sum
+    assert 0 < a.provenance["elapsed_s"]
+    a.provenance.update(engine={"name": "processes", "workers": 2}, elapsed_s=a.wall_s / 2 + 60)
+    results.save(a)
+    line = next(x for x in results.times_table(results.all_results(), "default").splitlines() if x.startswith("pa_one"))
+    assert float(line.split()[2]) == pytest.approx(a.wall_s / 120 + 1, abs=0.05) and "2 workers side by side" in line
