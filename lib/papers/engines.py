@@ -160,8 +160,10 @@ class ProcessEngine:
 
     The book's models are small: their matrix products are too small to keep two cores busy,
     so one training per core does more work in the same time than one training on both
-    (measured on a 2-core CPU, Figure 7 of the depth paper: two single-thread runs side by side
-    take 8.2 s each where one two-thread run takes 6.1 s, so 1.48x the trainings per second).
+    (measured on a 2-core CPU, 150 steps of depth Figure 7's k = 4 group: one two-thread run takes
+    8.1-8.4 s, one single-thread run 8.3 s, and two single-thread runs side by side 10.8-10.9 s
+    each, 1.5x the trainings per second; ``python -m lib.bench side-by-side`` measures it on the
+    bench model: 382 model-steps/s on two threads, 572 as two single-thread runs).
     Workers are started fresh (``spawn``: no torch state is forked) and reused for every group of
     the run. A worker's single-thread kernels may round differently from a two-thread run here;
     the provenance names the engine, its workers and their threads."""
