@@ -24,6 +24,7 @@ restarts from its beginning otherwise.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 
 from .. import validate
@@ -54,6 +55,32 @@ def _run_group_task(job, group: list[dict], deadline_at: float | None):
             return "done", job(group)
     except BudgetSpent as spent:
         return "spent", str(spent)
+
+
+def _gathered(finished, n_groups: int):
+    """What every engine's ``run_groups`` yields: ``(group, (metrics, wall_s))`` for each group of
+    ``finished`` (pairs ``(group, get)``, ``get()`` returning :func:`_run_group_task`'s answer or
+    raising the task's error) as it comes; after the last, raise the first error a task raised, or
+    :class:`lib.train.BudgetSpent` if the deadline stopped some group (every finished group has
+    been yielded, and so stored)."""
+    from ..train import BudgetSpent
+
+    spent, failure = [], None
+    for group, get in finished:
+        try:
+            state, value = get()
+        except Exception as error:  # noqa: BLE001 - gather the other groups, then raise the first
+            failure = failure or error
+            continue
+        if state == "spent":
+            spent.append(value)
+        else:
+            yield group, value
+    if failure is not None:
+        raise failure
+    if spent:
+        raise BudgetSpent(f"{len(spent)} of {n_groups} groups stopped at the deadline with their "
+                          f"state saved ({spent[0]})")
 
 
 def _worker_device(device: str) -> str:
@@ -119,7 +146,7 @@ class RayEngine:
         """Submit one task per group, then yield ``(group, (metrics, wall_s))`` as each finishes.
         After the last, raise the first error a task raised, or :class:`lib.train.BudgetSpent` if
         the deadline stopped some group (every finished group has been yielded, and so stored)."""
-        from ..train import BudgetSpent, time_left
+        from ..train import time_left
 
         ray = self._start()
         left = time_left()
@@ -127,24 +154,13 @@ class RayEngine:
         task = ray.remote(_run_group_task).options(**self._options())
         job_ref = ray.put(job)
         pending = {task.remote(job_ref, group, deadline_at): group for group in groups}
-        spent, failure = [], None
-        while pending:
-            [ready], _ = ray.wait(list(pending), num_returns=1)
-            group = pending.pop(ready)
-            try:
-                state, value = ray.get(ready)
-            except Exception as error:  # noqa: BLE001 - gather the other groups, then raise the first
-                failure = failure or error
-                continue
-            if state == "spent":
-                spent.append(value)
-            else:
-                yield group, value
-        if failure is not None:
-            raise failure
-        if spent:
-            raise BudgetSpent(f"{len(spent)} of {len(groups)} groups stopped at the deadline with their state saved "
-                              f"({spent[0]})")
+
+        def finished():
+            while pending:
+                [ready], _ = ray.wait(list(pending), num_returns=1)
+                yield pending.pop(ready), functools.partial(ray.get, ready)
+
+        yield from _gathered(finished(), len(groups))
 
 
 def _start_worker(threads: int) -> None:
@@ -193,33 +209,22 @@ class ProcessEngine:
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        from ..train import BudgetSpent, time_left
+        from ..train import time_left
 
         left = time_left()
         deadline_at = None if left is None else time.time() + left
-        spent, failure = [], None
         with ProcessPoolExecutor(max_workers=min(self.workers, len(groups)) or 1,
                                  mp_context=multiprocessing.get_context("spawn"),
                                  initializer=_start_worker, initargs=(self.threads,)) as pool:
             pending = {pool.submit(_run_group_task, job, group, deadline_at): group for group in groups}
-            while pending:
-                done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                for future in done:
-                    group = pending.pop(future)
-                    try:
-                        state, value = future.result()
-                    except Exception as error:  # noqa: BLE001 - gather the other groups, then raise the first
-                        failure = failure or error
-                        continue
-                    if state == "spent":
-                        spent.append(value)
-                    else:
-                        yield group, value
-        if failure is not None:
-            raise failure
-        if spent:
-            raise BudgetSpent(f"{len(spent)} of {len(groups)} groups stopped at the deadline with their state saved "
-                              f"({spent[0]})")
+
+            def finished():
+                while pending:
+                    done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                    for future in done:
+                        yield pending.pop(future), future.result
+
+            yield from _gathered(finished(), len(groups))
 
 
 def get(engine=None, **options):
