@@ -100,10 +100,12 @@ def ensemble_benchmark(members: int = 16, steps: int = 100, device=None, batch_s
     return {"what": "ensemble", "members": members, "steps": steps, "model_steps_per_s": out}
 
 
-def _timed_single_thread_run(members: int, steps: int, batch_size: int) -> float:
-    """One worker of :func:`side_by_side`: the bench model's trainer at ``members`` on one thread
-    (after a 3-step warm-up); its wall time in seconds."""
-    torch.set_num_threads(1)
+def _timed_trainer_run(members: int, steps: int, batch_size: int, threads: int | None = None) -> float:
+    """The bench model's trainer at ``members`` for ``steps`` steps on the CPU (after a 3-step
+    warm-up), on ``threads`` torch threads (None: as this process has them); its wall time in
+    seconds. Each run of :func:`side_by_side`, here and in its workers."""
+    if threads is not None:
+        torch.set_num_threads(threads)
     task, model = bench_model()
     seeds = list(range(members))
     train(model, seeds, TrainConfig(steps=3, batch_size=batch_size), task, progress=False)
@@ -125,14 +127,10 @@ def side_by_side(members: int = 16, steps: int = 200, workers: int = 2, batch_si
 
     device = torch.device("cpu")
     peak, flops = matmul_rate(device), bench_flops(batch_size)
-    task, model = bench_model()
-    seeds = list(range(members))
-    train(model, seeds, TrainConfig(steps=3, batch_size=batch_size), task, progress=False)
-    config = TrainConfig(steps=steps, lr=1e-3, batch_size=batch_size, eval_every=steps)
-    one = members * steps / _timed(device, lambda: train(model, seeds, config, task, progress=False))
+    one = members * steps / _timed_trainer_run(members, steps, batch_size)
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        walls = list(pool.map(_timed_single_thread_run, [members] * workers, [steps] * workers,
-                              [batch_size] * workers))
+        walls = list(pool.map(_timed_trainer_run, [members] * workers, [steps] * workers,
+                              [batch_size] * workers, [1] * workers))
     together = sum(members * steps / wall for wall in walls)
     rates = {f"one_run_{torch.get_num_threads()}_threads": one, f"{workers}_single_thread_runs": together}
     return {"what": "side_by_side", "members": members, "steps": steps, "workers": workers,
