@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from . import scale as _scale
+from .allocator import keep_freed_memory
 
 LIB_DIR = Path(__file__).resolve().parent
 ROOT = LIB_DIR.parent
@@ -52,9 +53,10 @@ def data_dir() -> Path:
 
 
 # ----------------------------------------------------------------------------- provenance
-# Modules that store, draw or report results and never compute their numbers: editing them
-# leaves every result fresh, so they are neither hashed nor followed.
-NOT_COMPUTING = ("lib.results", "lib.plots", "lib.claims", "lib.bench")
+# Modules that store, draw or report results, or choose where memory comes from (lib.allocator),
+# and never compute their numbers: editing them leaves every result fresh, so they are neither
+# hashed nor followed.
+NOT_COMPUTING = ("lib.results", "lib.plots", "lib.claims", "lib.bench", "lib.allocator")
 
 
 def _module_path(name: str) -> Path | None:
@@ -412,7 +414,7 @@ def provenance(config: dict, scale: str, device=None, code: Callable | None = No
     return {**prov, "config": config, "seeds": config.get("seeds"), "scale": scale,
             **code_record(module, code_roots(code)),
             "torch": torch.__version__, "python": platform.python_version(), "device": device_name(device),
-            "torch_threads": torch.get_num_threads()}
+            "torch_threads": torch.get_num_threads(), "malloc": "keep" if keep_freed_memory() else "system"}
 
 
 # ----------------------------------------------------------------------------- the record
@@ -690,6 +692,7 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
     """
     if (run_point is None) == (run_group is None):
         raise ValueError(f"{name}: give exactly one of run_point and run_group")
+    keep_freed_memory()  # large activations reuse freed pages (lib.allocator; numbers unchanged)
     if run_group is None:
         run_group = lambda points: [run_point(dict(points[0]))]  # noqa: E731
         group_by = None

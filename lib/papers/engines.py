@@ -47,8 +47,10 @@ def _run_group_task(job, group: list[dict], deadline_at: float | None):
     under the driver's deadline if it has one (a wall-clock time: the worker may be another
     machine). Returns ``("done", (metrics, wall_s))``, or ``("spent", message)`` when the
     deadline stopped the group's training (its state is saved in its checkpoint)."""
+    from ..allocator import keep_freed_memory
     from ..train import BudgetSpent, deadline
 
+    keep_freed_memory()
     budget = contextlib.nullcontext() if deadline_at is None else deadline(max(0.0, deadline_at - time.time()))
     try:
         with budget:
@@ -164,10 +166,14 @@ class RayEngine:
 
 
 def _start_worker(threads: int) -> None:
-    """Each :class:`ProcessEngine` worker, once: its torch thread count, set before it trains."""
+    """Each :class:`ProcessEngine` worker, once: its torch thread count, set before it trains, and
+    glibc's freed memory kept for reuse (:mod:`lib.allocator`)."""
     import torch
 
+    from ..allocator import keep_freed_memory
+
     torch.set_num_threads(threads)
+    keep_freed_memory()
 
 
 class ProcessEngine:
