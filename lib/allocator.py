@@ -9,15 +9,15 @@ two of them took 25-30 ms, under 3 GB/s.
 
 :func:`keep_freed_memory` sets ``M_MMAP_MAX = 0`` (every block comes from the heap) and
 ``M_TRIM_THRESHOLD`` to 1 GiB (freed heap is kept, up to that much above the top), so a step
-reuses the pages of the step before. It changes where tensors live, not what is computed: the
-stored numbers of every sweep measured with and without it were identical. The price is memory
-the process keeps after a peak (measured: 5-25% higher peak RSS). :func:`lib.results.run` and
+reuses the pages of the step before. It changes where tensors live, not what is computed: one
+group of each of 16 sweeps, run with and without it, gave the same numbers. The price is memory
+the process keeps after a peak (measured: 0-23% higher peak RSS). :func:`lib.results.run` and
 the process engine's workers call it before training; ``ABC_MALLOC=system`` leaves glibc's
 defaults. Outside glibc (macOS, Windows, musl) it does nothing.
 
 Measured on this project's 2-core CPU, whole sweep groups for a fixed number of steps: the d = 64
-memorization groups 1.7-1.9x faster, depth Figure 7 at l = 5 1.37x, depth Figure 2 1.2x, the
-rest of the book 1.0-1.25x (``python -m lib.bench allocator`` repeats the first).
+memorization groups 1.65-1.9x faster, depth Figure 7 at l = 5 1.37x, depth Figure 2 1.2x, the
+rest of the book 1.0-1.26x (``python -m lib.bench allocator`` repeats the first).
 """
 from __future__ import annotations
 

@@ -17,6 +17,10 @@
     The trainer (bench model, K members) as one run on this process's threads against W
     single-thread runs at the same time (what ``--jobs W`` does with a sweep's groups), with the
     fraction of the matmul rate each reaches, measured in the same run.
+``python -m lib.bench allocator [--steps S]``
+    One group of the memorization paper's d = 64 heads sweep (H = 4, T = 2000, five seeds, full
+    batch) for S steps in a fresh process with glibc's default allocator and in one that keeps
+    freed memory (:mod:`lib.allocator`): wall time, peak memory and whether the accuracies agree.
 ``python -m lib.bench paper-cost [--only NAME ...] [--probe S]``
     For every paper-scale sweep of the book, the first and the last group of its grid run for
     S and 2 S steps on this device; their difference gives the time per step, which with the
@@ -137,6 +141,42 @@ def side_by_side(members: int = 16, steps: int = 200, workers: int = 2, batch_si
             "matmul_gflop_s": peak, "bench_flop_per_step": flops, "model_steps_per_s": rates,
             "fraction_of_peak": {k: r * flops / (peak * 1e9) for k, r in rates.items()},
             "worker_wall_s": walls}
+
+
+def _timed_memorization_group(malloc: str, steps: int) -> dict:
+    """One run of :func:`allocator_effect`, in a fresh process: ``ABC_MALLOC=malloc``, then the
+    d = 64 group (H = 4) for ``steps`` steps on two threads."""
+    import resource
+
+    os.environ["ABC_MALLOC"] = malloc
+    from .allocator import keep_freed_memory
+    from .papers.mahdavi2024 import sweeps
+    from .papers.mahdavi2024.training import run_group
+    from .train import step_limit
+
+    kept = keep_freed_memory()
+    torch.set_num_threads(2)
+    config, grid = sweeps.fig2a_d64("default")
+    start = time.perf_counter()
+    with step_limit(steps):
+        out = run_group(config, [p for p in grid if p["H"] == 4], progress=False)
+    return {"kept": kept, "wall_s": time.perf_counter() - start, "acc": out[0]["acc"],
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def allocator_effect(steps: int = 40) -> dict:
+    """The same training with glibc's default allocator and with freed memory kept
+    (:mod:`lib.allocator`), each in a fresh process, one after the other."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    runs = {}
+    for malloc in ("system", "keep"):
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            runs[malloc] = pool.submit(_timed_memorization_group, malloc, steps).result()
+    return {"what": "allocator", "steps": steps, "runs": runs,
+            "speed_up": runs["system"]["wall_s"] / runs["keep"]["wall_s"],
+            "same_numbers": runs["system"]["acc"] == runs["keep"]["acc"]}
 
 
 def matmul_rate(device, size: int | None = None, repeats: int = 10) -> float:
@@ -516,7 +556,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite", "from-log",
-                                          "anatomy", "side-by-side"])
+                                          "anatomy", "side-by-side", "allocator"])
     parser.add_argument("--workers", type=int, default=2, help="side-by-side: single-thread runs at the same time")
     parser.add_argument("--log", default=None, help="from-log: a tests/gpu/run.sh log whose saved files were lost")
     parser.add_argument("--commit", default=None, help="from-log: the commit the logged run ran at")
@@ -580,6 +620,17 @@ def main(argv=None) -> int:
               f"GFLOP per step; K = {r['members']}, {r['steps']} steps")
         for key, rate in r["model_steps_per_s"].items():
             print(f"  {key:26s} {rate:8.0f} model-steps/s ({r['fraction_of_peak'][key]:.1%} of the matmul rate)")
+        if args.save:
+            print(f"saved to {save(r, torch.device('cpu'))}")
+        return 0
+    if args.which == "allocator":
+        r = allocator_effect(args.steps)
+        print(f"device: {device_name('cpu')}  (torch {torch.__version__}, 2 threads); memorization d = 64, H = 4, "
+              f"T = 2000, five seeds, {r['steps']} steps")
+        for malloc, run in r["runs"].items():
+            print(f"  {malloc:7s} (kept freed memory: {run['kept']!s:5s}) {run['wall_s']:7.2f} s, "
+                  f"peak {run['peak_rss_mib']:,.0f} MiB")
+        print(f"  {r['speed_up']:.2f}x; accuracies {'identical' if r['same_numbers'] else 'DIFFERENT'}")
         if args.save:
             print(f"saved to {save(r, torch.device('cpu'))}")
         return 0
