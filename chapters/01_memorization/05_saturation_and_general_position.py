@@ -238,8 +238,8 @@ record(fig4_check)
 # $T = 2000$ examples, once with one context shared by all examples (Figure 2a's setting) and once
 # with per-example contexts (Figure 4's); the shared context also at $T = 4000$ (see below). $T$ was meant to be out of reach for $H = 8$:
 # Appendix H reports 1,300 as the largest $T$ that $H = 8$ fits perfectly at these sizes. The
-# recipe is ours (full batch, learning rate $10^{-2}$, two seeds with the shared context and, at the
-# default scale, five with per-example contexts, the step budget printed below,
+# recipe is ours (full batch, learning rate $10^{-2}$, five seeds with either context at the
+# default scale and two at the paper scale, the step budget printed below,
 # early stop once every example is fitted); the official grids sweep $H$ from 1 to 60 at
 # $T$ = 10k-40k (Figure 2a) and 30k-130k (Figure 4) on the official recipe. Each curve is read
 # as Figure 2a in the previous chapter ({ref}`mem-fig2`): a line through the memorized count
@@ -290,12 +290,14 @@ if scale.current() != "smoke":  # smoke trains H = 1, 2 on T = 40: two points, n
     assert d64["rising"][general_name] or d64["untested"][general_name]
 if d64["results"][shared_name][0].scale == "default":  # the reading below, made on the default runs
     assert d64["faster_than_linear"]  # at both T
-    assert all(f["linear_best"] and f["r2"] < 0.98 for f in d64["fits"][shared_name].values())
+    assert all(f["linear_best"] for f in d64["fits"][shared_name].values())
+    assert d64["fits"][shared_name]["T=2000"]["r2"] < 0.98 <= d64["fits"][shared_name]["T=4000"]["r2"]
     assert d64["largest_h_fits"][shared_name]["T=2000"] and d64["largest_h_fits"][general_name]["T=2000"]
+    assert not d64["largest_h_fits"][shared_name]["T=4000"]
     assert d64["untested"][general_name]
     assert max(d64["count_ratio"], key=d64["count_ratio"].get) == "T=2000, H=2"
 d64_checks = [checks.figure_2a_d64(results), checks.figure_4_d64(results)]
-if d64["results"][shared_name][0].scale == "default":  # two shared-context seeds decide no slope; the comparison holds
+if d64["results"][shared_name][0].scale == "default":  # per-seed R^2 straddles 0.98; the comparison holds
     assert [c.verdict for c in d64_checks] == ["inconclusive", "partly"], d64_checks
 for d64_check in d64_checks:
     record(d64_check)
@@ -312,23 +314,26 @@ for d64_check in d64_checks:
 #   none of five seeds (on one of three in the earlier run).
 # - **With a shared context the count grows faster than linearly** from $H = 1$ to $H = 4$, at
 #   both $T$: the examples gained per added head rise from the second head to the third and
-#   fourth (printed above). A line fits better than $\sqrt{H}$ and $\log(1 + H)$, but on three
-#   points of a convex curve its $R^2$ stays below the paper's 0.98; decided over two seeds,
-#   Figure 2a at these sizes is *inconclusive* (no slope is decided positive). The second curve, at $T = 4000$, was added once $T = 2000$ proved too small; $H = 8$
-#   just reaches the 0.95 cut there, so it too keeps three unsaturated points. This rests on
-#   three points per curve, two seeds and one budget: the runs that did not fit every example
-#   trained the whole 2,000 steps, and the models with few heads may be the furthest from what
-#   they could fit by then. The paper scale of these sweeps (20,000 steps, $H$ up to 8, at $T$ up
-#   to 16,000) is the run that would tell, on a GPU.
+#   fourth (printed above). A line fits better than $\sqrt{H}$ and $\log(1 + H)$ at both $T$. On
+#   the seed means its $R^2$ is 0.96 at $T = 2000$, on three unsaturated points, and 0.99 at
+#   $T = 4000$, where $H = 8$ stays below the 0.95 cut (0.91 [0.82, 1] over five seeds) and the
+#   curve keeps four points. The second curve was added once $T = 2000$ proved too small. Over
+#   five seeds the slope is decided positive (518 [468, 567] examples per head at $T = 4000$),
+#   but each seed's $R^2$ is not decided on either side of the paper's 0.98 (0.954 [0.914, 0.995]
+#   at $T = 2000$, 0.970 [0.924, 1] at $T = 4000$), so Figure 2a at these sizes stays
+#   *inconclusive*, as it was on two seeds. This rests on three and four points per curve and one
+#   budget: the runs that did not fit every example trained the whole 2,000 steps, and the models
+#   with few heads may be the furthest from what they could fit by then. The paper scale of these
+#   sweeps (20,000 steps, $H$ up to 8, at $T$ up to 16,000) is the run that would tell, on a GPU.
 # - **Per-example contexts memorize more examples**, as at the reduced sizes, and this is decided:
-#   over five per-example seeds against the shared context's two, Welch's test finds per-example
-#   above shared at some $(T, H)$ and below at none, at the Bonferroni level of the check (at
-#   $T = 2000$: 0.15 against 0.04 of the examples with $H = 1$, 0.72 [0.58, 0.86] against 0.13 with
-#   $H = 2$, 1.00 against 0.85 with $H = 4$; both fit everything with $H = 8$). The ratio is largest
-#   at $H = 2$. With two unsaturated points the linearity in $H$ is not tested (rule 4 of the
-#   report card), so Figure 4 at these sizes is *partly* reproduced: the comparison (our reading of
-#   the caption's $H(d-1)+1$, not a sentence of the paper) holds, the line is untested. With two
-#   seeds the comparison had been undecided (*inconclusive*).
+#   over five seeds with each context, Welch's test finds per-example above shared at some
+#   $(T, H)$ and below at none, at the Bonferroni level of the check (at $T = 2000$: 0.15 against
+#   0.04 of the examples with $H = 1$, 0.72 [0.58, 0.86] against 0.16 [0.04, 0.27] with $H = 2$,
+#   1.00 against 0.79 [0.62, 0.96] with $H = 4$; both fit everything with $H = 8$). The ratio is
+#   largest at $H = 2$. With two unsaturated points the linearity in $H$ is not tested (rule 4 of
+#   the report card), so Figure 4 at these sizes is *partly* reproduced: the comparison (our
+#   reading of the caption's $H(d-1)+1$, not a sentence of the paper) holds, the line is untested.
+#   With two seeds per context the comparison had been undecided (*inconclusive*).
 
 # %% [markdown]
 # (mem-fig5)=
