@@ -172,6 +172,22 @@ def mean_and_interval(ax, x, per_seed, fmt: str = "o-", *, label: str | None = N
     return line
 
 
+def level_and_interval(ax, per_seed, *, label: str | None = None, bounds=(0.0, 1.0), color="0.2", alpha: float = 0.12,
+                       **kwargs):
+    """A level across the whole axis (a reference model's score, say): the mean of ``per_seed``
+    (one value per seed) as a dashed line and its 95% interval (:func:`seed_interval`) as a
+    horizontal band clipped to ``bounds``; the label says how many seeds. Returns the line."""
+    arr = np.asarray(per_seed, dtype=float).reshape(-1)
+    seeds = f"{arr.size} seed" + "s" * (arr.size != 1)
+    line = ax.axhline(arr.mean(), color=color, ls="--", lw=1, label=f"{label} ({seeds})" if label else None, **kwargs)
+    if arr.size > 1:
+        low, high = (float(b[0]) for b in seed_interval(arr[:, None]))
+        low = low if bounds[0] is None else max(low, bounds[0])
+        high = high if bounds[1] is None else min(high, bounds[1])
+        ax.axhspan(low, high, color=color, alpha=alpha, lw=0)
+    return line
+
+
 def _band(ax, x, lo, hi, color, bounds, *, alpha: float) -> None:
     """A band from ``lo`` to ``hi``, clipped to ``bounds`` ``(low, high)`` (either may be None)."""
     lo = lo if bounds[0] is None else np.maximum(lo, bounds[0])

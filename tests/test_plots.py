@@ -65,6 +65,19 @@ def test_the_default_band_is_the_seed_means_95_interval_and_sd_stays_available()
     assert np.allclose(_band_limits(sd), ((acc.mean(0) - acc.std(0)).min(), (acc.mean(0) + acc.std(0)).max()))
 
 
+def test_a_level_across_the_axis_is_the_seed_mean_with_its_interval_clipped_to_zero_one():
+    _, ax = plt.subplots()
+    per_seed = [1.0, 1.0, 0.9, 1.0, 0.6]  # the 95% interval of the mean reaches above 1
+    lo, hi = plots.seed_interval(np.array(per_seed)[:, None])
+    assert hi[0] > 1.0
+    line = plots.level_and_interval(ax, per_seed, label="TF")
+    assert line.get_ydata()[0] == pytest.approx(0.9) and line.get_label() == "TF (5 seeds)"
+    ys = ax.patches[-1].get_patch_transform().transform(ax.patches[-1].get_path().vertices)[:, 1]
+    assert ys.min() == pytest.approx(lo[0]) and ys.max() == pytest.approx(1.0)
+    one = plots.level_and_interval(ax, [0.4], label="one")  # one seed: the level, no band
+    assert one.get_label() == "one (1 seed)" and len(ax.patches) == 1
+
+
 def test_a_non_finite_seed_leaves_no_band_where_it_leaves_no_mean():
     acc = np.array([[0.5, 0.6, 0.7], [0.55, np.nan, 0.75], [0.45, 0.62, 0.72]])
     lo, hi = plots.seed_interval(acc)

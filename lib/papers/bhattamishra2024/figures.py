@@ -58,7 +58,5 @@ def width_panels(mw, axes) -> None:
         ax.set_xscale("log", base=2)
         ax.set_xticks(widths, [str(w) for w in widths])
         for _, tf in rows[rows["kind"] == "TF"].iterrows():
-            ax.axhline(tf["mean"], color="0.2", ls="--", lw=1, label=tf["model"])
-            low, high = plots.seed_interval(np.asarray(tf["per seed"], dtype=float)[:, None])
-            ax.axhspan(max(low[0], 0.0), min(high[0], 1.0), color="0.2", alpha=0.12, lw=0)
+            plots.level_and_interval(ax, tf["per seed"], label=tf["model"])
         ax.set_ylim(0, 1.02)
