@@ -10,8 +10,8 @@ two of them took 25-30 ms, under 3 GB/s.
 :func:`keep_freed_memory` sets ``M_MMAP_MAX = 0`` (every block comes from the heap) and
 ``M_TRIM_THRESHOLD`` to 1 GiB (freed heap is kept, up to that much above the top), so a step
 reuses the pages of the step before. It changes where tensors live, not what is computed: one
-group of each of 16 sweeps, run with and without it, gave the same numbers. The price is memory
-the process keeps after a peak (measured: 0-23% higher peak RSS). :func:`lib.results.run` and
+group of each of 17 sweeps, run with and without it, gave the same numbers. The price is memory
+the process keeps after a peak (measured: at most 23% higher peak RSS). :func:`lib.results.run` and
 the process engine's workers call it before training; ``ABC_MALLOC=system`` leaves glibc's
 defaults. Outside glibc (macOS, Windows, musl) it does nothing.
 
