@@ -50,7 +50,7 @@ def _run_group_task(job, group: list[dict], deadline_at: float | None):
     from ..allocator import keep_freed_memory
     from ..train import BudgetSpent, deadline
 
-    keep_freed_memory()
+    keep_freed_memory()  # both engines' workers run every group through here (lib.allocator)
     budget = contextlib.nullcontext() if deadline_at is None else deadline(max(0.0, deadline_at - time.time()))
     try:
         with budget:
@@ -166,14 +166,10 @@ class RayEngine:
 
 
 def _start_worker(threads: int) -> None:
-    """Each :class:`ProcessEngine` worker, once: its torch thread count, set before it trains, and
-    glibc's freed memory kept for reuse (:mod:`lib.allocator`)."""
+    """Each :class:`ProcessEngine` worker, once: its torch thread count, set before it trains."""
     import torch
 
-    from ..allocator import keep_freed_memory
-
     torch.set_num_threads(threads)
-    keep_freed_memory()
 
 
 class ProcessEngine:
