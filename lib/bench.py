@@ -21,6 +21,11 @@
     One group of the memorization paper's d = 64 heads sweep (H = 4, T = 2000, five seeds, full
     batch) for S steps in a fresh process with glibc's default allocator and in one that keeps
     freed memory (:mod:`lib.allocator`): wall time, peak memory and whether the accuracies agree.
+``python -m lib.bench generation [--repeats R]``
+    Greedy completion of 100 Boolean-simplification prompts (depth 3) by the depth-extrapolation
+    paper's default decoder (d = 64, L = 2, h = 4, context 224; untrained, so every answer runs to
+    the context), best of R timings: a plain loop that re-runs the whole prefix for every token, against
+    :func:`lib.models.decoder.generate`, which computes each position once; whether they agree.
 ``python -m lib.bench paper-cost [--only NAME ...] [--probe S]``
     For every paper-scale sweep of the book, the first and the last group of its grid run for
     S and 2 S steps on this device; their difference gives the time per step, which with the
@@ -177,6 +182,48 @@ def allocator_effect(steps: int = 40) -> dict:
     return {"what": "allocator", "steps": steps, "runs": runs,
             "speed_up": runs["system"]["wall_s"] / runs["keep"]["wall_s"],
             "same_numbers": runs["system"]["acc"] == runs["keep"]["acc"]}
+
+
+@torch.no_grad()
+def generation_benchmark(repeats: int = 1) -> dict:
+    """:func:`lib.models.decoder.generate` against a plain greedy loop that re-runs the prefix for
+    every token (what one writes with ``model(x)[:, -1].argmax(-1)``), on the Boolean decoder of
+    Richard (2024) at the default scale (see the module docstring); best of ``repeats``."""
+    import numpy as np
+
+    from .models.decoder import generate, gpt_config
+    from .papers.richard2024 import boolean, sweeps
+    from .tasks import boolean_expressions as bx
+
+    config, _ = sweeps.boolean_simplification("default")
+    pairs = bx.sample(config["k"], 3, 100, seed=0)
+    prompts = [boolean.prompt(lhs) for lhs, _ in pairs]
+    model = build_model(gpt_config(len(bx.VOCAB), config["context"], config["d"], config["layers"], config["heads"],
+                                   mlp_ratio=config["mlp_ratio"]), seed=0).eval()
+    length = config["context"]
+
+    def plain():
+        out = []
+        for p in prompts:  # a row at a time: prompts differ in length
+            x = torch.as_tensor(p)[None]
+            while x.shape[1] < length:
+                x = torch.cat([x, model(x)[:, -1].argmax(-1, keepdim=True)], 1)
+            out.append(x[0].numpy())
+        return np.stack(out)
+
+    walls, outs = {}, {}
+    for name, fn in (("plain_loop", plain), ("generate", lambda: generate(model, prompts, length, greedy=True))):
+        best = float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            outs[name] = fn()
+            best = min(best, time.perf_counter() - start)
+        walls[name] = best
+    tokens = sum(length - len(p) for p in prompts)
+    return {"what": "generation", "prompts": len(prompts), "length": length, "generated_tokens": tokens,
+            "wall_s": walls, "tokens_per_s": {k: tokens / w for k, w in walls.items()},
+            "speed_up": walls["plain_loop"] / walls["generate"],
+            "same_tokens": bool((outs["plain_loop"] == outs["generate"]).all())}
 
 
 def matmul_rate(device, size: int | None = None, repeats: int = 10) -> float:
@@ -556,7 +603,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("which", choices=["ensemble", "memorization", "sweep", "paper-cost", "suite", "from-log",
-                                          "anatomy", "side-by-side", "allocator"])
+                                          "anatomy", "side-by-side", "allocator", "generation"])
     parser.add_argument("--workers", type=int, default=2, help="side-by-side: single-thread runs at the same time")
     parser.add_argument("--log", default=None, help="from-log: a tests/gpu/run.sh log whose saved files were lost")
     parser.add_argument("--commit", default=None, help="from-log: the commit the logged run ran at")
@@ -571,12 +618,13 @@ def main(argv=None) -> int:
                                                                           "(0: skip it)")
     parser.add_argument("--no-compile", action="store_true", help="suite: skip the torch.compile'd plain loop")
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=1, help="generation: best of this many timings")
     parser.add_argument("--device", default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--save", action="store_true", help="add the result to data/bench/<device>.json")
     args = parser.parse_args(argv)
-    if args.members < 1 or args.steps < 1:
-        parser.error("--members and --steps must be positive")
+    if args.members < 1 or args.steps < 1 or args.repeats < 1:
+        parser.error("--members, --steps and --repeats must be positive")
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.which == "from-log":
@@ -631,6 +679,16 @@ def main(argv=None) -> int:
             print(f"  {malloc:7s} (kept freed memory: {run['kept']!s:5s}) {run['wall_s']:7.2f} s, "
                   f"peak {run['peak_rss_mib']:,.0f} MiB")
         print(f"  {r['speed_up']:.2f}x; accuracies {'identical' if r['same_numbers'] else 'DIFFERENT'}")
+        if args.save:
+            print(f"saved to {save(r, torch.device('cpu'))}")
+        return 0
+    if args.which == "generation":
+        r = generation_benchmark(args.repeats)
+        print(f"device: {device_name('cpu')}  (torch {torch.__version__}, threads: {torch.get_num_threads()}); "
+              f"{r['prompts']} prompts completed to {r['length']} tokens ({r['generated_tokens']:,} tokens)")
+        for name, wall in r["wall_s"].items():
+            print(f"  {name:10s} {wall:7.2f} s  {r['tokens_per_s'][name]:9,.0f} tokens/s")
+        print(f"  {r['speed_up']:.1f}x; tokens {'identical' if r['same_tokens'] else 'DIFFERENT'}")
         if args.save:
             print(f"saved to {save(r, torch.device('cpu'))}")
         return 0

@@ -107,6 +107,44 @@ def test_generate_stops_a_row_at_its_stop_token_and_changes_nothing_before_it():
         generate(model, prefixes, 8, stop=-1)
 
 
+@pytest.mark.parametrize("changes", [
+    dict(),  # GPT-2 style: pre-LayerNorm, GELU MLP, learned positions
+    dict(attention="relu", positions="onehot", norm="none", d_mlp=0, masked_keys=(1,)),
+    dict(attention="uniform", combine="mean", residual=False, d_mlp=0, norm="none"),
+    dict(maskable=True),
+])
+def test_generate_computes_each_position_once_and_matches_full_passes(changes):
+    """The incremental steps of ``generate`` give the logits of full passes over the prefix (float64,
+    to 1e-10), so greedy completions agree with a full-pass loop; the MLP sees each position of a
+    batch once (``length`` rows per sequence, not the prefixes' sum)."""
+    from lib.models.decoder import _last_logits
+    config = gpt_config(7, 12, 16, 2, 2, mlp_ratio=2, **changes)
+    model = build_model(config, seed=3).double().eval()
+    if config.maskable:
+        model.restrict(n_heads=1, n_keys=10)
+    x = torch.as_tensor(np.random.default_rng(0).integers(0, 7, (5, 12)))
+    streams, done = [], 0
+    with torch.no_grad():
+        for t in range(2, 13):
+            full = model(x[:, :t])[:, -1]
+            assert torch.allclose(_last_logits(model, x[:, :t], streams, done), full, rtol=0, atol=1e-10)
+            done = t
+    prefixes = [x[i, :k].numpy() for i, k in enumerate((1, 2, 4, 1, 3))]
+    reference = np.zeros((5, 12), dtype=np.int64)
+    for i, p in enumerate(prefixes):
+        row = torch.as_tensor(p)[None]
+        while row.shape[1] < 12:
+            with torch.no_grad():
+                row = torch.cat([row, model(row)[:, -1].argmax(-1, keepdim=True)], 1)
+        reference[i] = row[0].numpy()
+    rows = []
+    if config.d_mlp:
+        model.layers[0].mlp.register_forward_hook(lambda m, args, out: rows.append(args[0].shape[0] * args[0].shape[1]))
+    assert (generate(model, prefixes, 12, greedy=True) == reference).all()
+    if config.d_mlp:
+        assert sum(rows) == 5 * 11  # positions 0..10 once each (the 12th token's logits come from position 10)
+
+
 # ----------------------------------------------------------------------------- closed forms
 def test_telescoping_identity_holds_for_any_embedding():
     rng = np.random.default_rng(0)

@@ -28,6 +28,7 @@ from torch import nn
 
 from .. import validate
 from .attention import AttentionConfig, AttentionModel
+from .embedding import read_out
 
 
 def _fail(message: str):
@@ -138,7 +139,10 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
     Prefixes of every length run as one batch: the model is causal, so at step ``t`` the logits
     at position ``t - 1`` of ``x[:, :t]`` are the next-token distribution of every row whose
     prefix is no longer than ``t`` (the other rows keep their given token). That is
-    ``length - 1`` forward passes per batch whatever the mix of lengths. A row's sampled tokens
+    ``length - 1`` steps per batch whatever the mix of lengths. An attention stack computes each
+    position once (:func:`_last_logits` keeps every layer's input at earlier positions, which is
+    what a key-value cache keeps), so a step costs one position's MLP and projections instead of
+    the whole prefix's. A row's sampled tokens
     come from one generator seeded with ``seed``, drawn for all rows at each step.
 
     ``stop``: a token id that ends a row (an end-of-sequence token); a batch stops early once
@@ -186,11 +190,17 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
         x = torch.as_tensor(out[start:start + batch_size], device=device)
         known = torch.as_tensor(given[start:start + batch_size], device=device)
         stopped = torch.zeros(len(x), dtype=torch.bool, device=device)
+        streams: list[torch.Tensor] = []
+        done = 0
         for t in range(int(known.min()), length):
             if stop is not None and bool(stopped.all()):
                 x[:, t:] = stop
                 break
-            logits = model(x[:, :t])[:, -1].double()
+            if isinstance(model, AttentionModel):
+                logits = _last_logits(model, x[:, :t], streams, done).double()
+                done = t
+            else:
+                logits = model(x[:, :t])[:, -1].double()
             if greedy:
                 nxt = logits.argmax(-1)
             else:
@@ -203,3 +213,24 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
         out[start:start + batch_size] = x.cpu().numpy()
     model.train(was_training)
     return out
+
+
+def _last_logits(model: AttentionModel, x: torch.Tensor, streams: list[torch.Tensor], done: int) -> torch.Tensor:
+    """``model(x)[:, -1]`` of a causal stack, computing only positions ``done`` to ``len(x) - 1``:
+    ``streams`` holds every layer's input (residual stream) at the earlier positions, one
+    ``(B, max_len, d_model)`` buffer per layer (allocated on the first call, when ``done`` is 0),
+    and the new positions are written into it. Under the causal mask a position's stream reads
+    only itself and earlier ones, so the earlier rows are what the full pass would compute; the
+    new rows' queries attend to all of them (``Block``'s ``rows``)."""
+    n = x.shape[1]
+    rows = slice(done, n)
+    h = model.embed(x)[:, rows]
+    if not streams:
+        streams.extend(h.new_empty(len(x), model.config.max_len, h.shape[-1]) for _ in model.layers)
+    allowed = model.allowed(n, x.device)
+    for block, stream in zip(model.layers, streams):
+        stream[:, rows] = h
+        h = block(stream[:, :n], allowed, None, rows)
+    if model.config.norm == "pre":
+        h = model.ln_final(h)
+    return read_out(model, h[:, -1], model.config.readout_bias)

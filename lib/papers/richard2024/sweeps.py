@@ -384,8 +384,8 @@ def run_gd_eq1(config: dict, points: list[dict], *, scale: str, device=None, sto
 def boolean_simplification(scale: str) -> tuple[dict, list[dict]]:
     """Figure 1: a decoder per training depth, tested in and out of sample at depths 3 and 6.
     The paper: 5 clauses, d = 1024, L = h = 8, context 1024, 10^5 steps of 2^14 tokens; here at
-    default scale 1 clause, d = 64, L = 2, h = 4, context 224, 800 steps of 16 windows on a CPU
-    (about two minutes a depth; see the chapter). At the paper scale each depth's training set
+    default scale 1 clause, d = 64, L = 2, h = 4, context 224, 800 steps of 16 windows, five
+    seeds, on a CPU (about 4.5 minutes a depth on two cores; see the chapter). At the paper scale each depth's training set
     is 2 million equations, the paper's "10^9 length sequences" at depth 6 (1.08 million windows
     of 1,024 tokens), cut at ``train_rows`` = 2^18 windows (:func:`train_count`), a difference
     from the paper: 2 million equations of depth 6 are 17.7 GB as the trainer's int64 inputs and
