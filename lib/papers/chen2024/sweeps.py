@@ -123,11 +123,12 @@ def figure7_k(scale: str) -> tuple[dict, list[dict]]:
 
 def figure7_l5(scale: str) -> tuple[dict, list[dict]]:
     """Figure 7 at the paper's l = 5, k = 4 with the construction's head count [1, 1, 2l]
-    (below the paper scale, where figure7_k already has l = 5: 10 words and answers)."""
+    (below the paper scale, where figure7_k already has l = 5: 10 words and answers), on five
+    seeds at the default scale (:func:`_decided_seeds`)."""
     _, words7 = figure7_size(scale)
     grid = [{"task": "contextual", "init": "paper", "archs": [[1, 1, 10]], "steps_factor": 20.0,
              "task_args": {"k": 4, "length": 5, "n_words": words7, "n_answers": words7}}]
-    return recipes_config(scale), grid
+    return {**recipes_config(scale), "seeds": _decided_seeds(scale)}, grid
 
 
 LIMIT_TASKS = ("reasoning", "generalization")
