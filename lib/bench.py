@@ -185,31 +185,30 @@ def allocator_effect(steps: int = 40) -> dict:
 
 
 @torch.no_grad()
-def generation_benchmark(repeats: int = 1) -> dict:
+def generation_benchmark(repeats: int = 1, prompts: int = 100, length: int | None = None) -> dict:
     """:func:`lib.models.decoder.generate` against a plain greedy loop that re-runs the prefix for
-    every token (what one writes with ``model(x)[:, -1].argmax(-1)``), on the Boolean decoder of
-    Richard (2024) at the default scale (see the module docstring); best of ``repeats``."""
-    import numpy as np
-
+    every token (``model(x[:, :t])[:, -1].argmax(-1)``, all prompts in one batch: what ``generate``
+    did before it computed each position once), on the Boolean decoder of
+    Richard (2024) at the default scale (see the module docstring): ``prompts`` prompts completed
+    to ``length`` tokens (default: the context, 224); best of ``repeats``."""
     from .models.decoder import generate, gpt_config
     from .papers.richard2024 import boolean, sweeps
     from .tasks import boolean_expressions as bx
 
     config, _ = sweeps.boolean_simplification("default")
-    pairs = bx.sample(config["k"], 3, 100, seed=0)
-    prompts = [boolean.prompt(lhs) for lhs, _ in pairs]
+    prompts = [boolean.prompt(lhs) for lhs, _ in bx.sample(config["k"], 3, prompts, seed=0)]
     model = build_model(gpt_config(len(bx.VOCAB), config["context"], config["d"], config["layers"], config["heads"],
                                    mlp_ratio=config["mlp_ratio"]), seed=0).eval()
-    length = config["context"]
+    length = length or config["context"]
 
-    def plain():
-        out = []
-        for p in prompts:  # a row at a time: prompts differ in length
-            x = torch.as_tensor(p)[None]
-            while x.shape[1] < length:
-                x = torch.cat([x, model(x)[:, -1].argmax(-1, keepdim=True)], 1)
-            out.append(x[0].numpy())
-        return np.stack(out)
+    def plain():  # every prompt in one batch; a row's own tokens are kept until its prompt ends
+        given = torch.tensor([len(p) for p in prompts])
+        x = torch.zeros(len(prompts), length, dtype=torch.long)
+        for i, p in enumerate(prompts):
+            x[i, :len(p)] = torch.as_tensor(p)
+        for t in range(int(given.min()), length):
+            x[:, t] = torch.where(given <= t, model(x[:, :t])[:, -1].argmax(-1), x[:, t])
+        return x.numpy()
 
     walls, outs = {}, {}
     for name, fn in (("plain_loop", plain), ("generate", lambda: generate(model, prompts, length, greedy=True))):

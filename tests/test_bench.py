@@ -1,5 +1,6 @@
 """lib.bench's bookkeeping: paper-cost rows saved row by row and merged by sweep, read back from a
-GPU run's log when its files were lost, and shown to a chapter as one line per device."""
+GPU run's log when its files were lost, and shown to a chapter as one line per device; the
+generation benchmark's two loops agree."""
 import json
 
 import pytest
@@ -73,3 +74,9 @@ def test_step_anatomy_splits_the_step_into_products_and_the_rest():
     r = bench.step_anatomy(members=2, steps=3)
     assert 0.0 < r["product_share"] < 1.0 and r["product_s"] <= r["kernel_s"]
     assert r["product_gflop_s"] > 0 and "aten::bmm" not in r["largest_other_kernels_s"]
+
+
+def test_generation_benchmark_completes_the_same_tokens_both_ways():
+    r = bench.generation_benchmark(prompts=6, length=96)
+    assert r["same_tokens"] and r["generated_tokens"] > 6 * 40
+    assert r["wall_s"]["generate"] < r["wall_s"]["plain_loop"]  # one position a step against the whole prefix
