@@ -181,18 +181,21 @@ def level_and_interval(ax, per_seed, *, label: str | None = None, bounds=(0.0, 1
     seeds = f"{arr.size} seed" + "s" * (arr.size != 1)
     line = ax.axhline(arr.mean(), color=color, ls="--", lw=1, label=f"{label} ({seeds})" if label else None, **kwargs)
     if arr.size > 1:
-        low, high = (float(b[0]) for b in seed_interval(arr[:, None]))
-        low = low if bounds[0] is None else max(low, bounds[0])
-        high = high if bounds[1] is None else min(high, bounds[1])
+        low, high = _clipped(*(float(b[0]) for b in seed_interval(arr[:, None])), bounds)
         ax.axhspan(low, high, color=color, alpha=alpha, lw=0)
     return line
 
 
-def _band(ax, x, lo, hi, color, bounds, *, alpha: float) -> None:
-    """A band from ``lo`` to ``hi``, clipped to ``bounds`` ``(low, high)`` (either may be None)."""
+def _clipped(lo, hi, bounds):
+    """``lo`` and ``hi`` (numbers or arrays) clipped to ``bounds`` ``(low, high)`` (either may be None)."""
     lo = lo if bounds[0] is None else np.maximum(lo, bounds[0])
     hi = hi if bounds[1] is None else np.minimum(hi, bounds[1])
-    ax.fill_between(x, lo, hi, color=color, alpha=alpha, linewidth=0)
+    return lo, hi
+
+
+def _band(ax, x, lo, hi, color, bounds, *, alpha: float) -> None:
+    """A band from ``lo`` to ``hi``, clipped to ``bounds`` ``(low, high)`` (either may be None)."""
+    ax.fill_between(x, *_clipped(lo, hi, bounds), color=color, alpha=alpha, linewidth=0)
 
 
 def curves(steps: Sequence[float], values: Mapping[str, np.ndarray], *, ax=None, ylabel: str = "accuracy",
