@@ -18,7 +18,6 @@ SHORT = {
     "chen2024_figure7_paper_sizes": "1 seed at the paper's instance, 98 minutes; five seeds are the paper scale's",
     "boixadsera2024_hyperparameters": "one seed per learning rate (the grid's neighbours are the spread), two "
                                       "mimetic-init seeds; 24 minutes, five seeds about 120",
-    "boixadsera2024_pretraining": "the small and large sizes pretrain one seed (the base size five)",
 }
 
 #: seed lists a sweep's config carries but its grid never reads

@@ -214,8 +214,9 @@ def _lm_shape(size: str) -> dict:
 
 def pretraining_sweep(scale: str) -> tuple[dict, list[dict]]:
     config = dict(corpus=dict(n_variables=4, n_values=8, seq_len=32), pretrain_steps=at(scale, 200, 3000, 20000),
-                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=list(range(at(scale, 1, 5, 5))), other_seeds=[0],
-                  finetune=dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5)))))  # five at default
+                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=list(range(at(scale, 1, 5, 5))),
+                  other_seeds=list(range(at(scale, 1, 5, 5))),  # five at default: fine-tuning member i starts
+                  finetune=dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5)))))  # from pretrained seed i
     ns = at(scale, [32], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
     sizes = at(scale, ["base"], ["small", "base", "large"], ["small", "base", "large"])
     grid = [{"size": "base", "stage": "pretrain", "variant": v, "n": None} for v in ("vanilla", "+KQ,VO")]
