@@ -235,6 +235,8 @@ def test_generate_refuses_bad_prefixes_and_stop():
     fails(lambda: generate(model, 3, 4), "generate", "prefixes")
     fails(lambda: generate(model, [[1]], 4, stop=5), "generate", "stop")
     fails(lambda: generate("model", [[1]], 4), "generate", "model")
+    one_position = build_model(AttentionConfig(d_model=8, n_out=5, vocab_size=5, max_len=6, causal=True, readout="last"))
+    fails(lambda: generate(one_position, [[1]], 4), "generate", "model", "readout='all'", "readout='last'")
     out = generate(model, [[1], np.array([2, 3])], 4, seed=2**63 - 1, stop=4)
     assert out.shape == (2, 4) and out.min() >= 0 and out.max() < 5
 

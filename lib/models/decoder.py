@@ -160,6 +160,9 @@ def generate(model: nn.Module, prefixes, length: int, *, greedy: bool = False, s
     if not getattr(config, "causal", False):
         raise ValueError("generate: the model must be causal (a DecoderConfig, or causal=True), so that a "
                          "position's logits do not read later tokens")
+    if getattr(config, "readout", "all") != "all":
+        validate.fail("generate", "model", "a model that reads out every position's next-token logits (readout='all')",
+                      f"one with readout={config.readout!r}")
     if isinstance(prefixes, (str, bytes)) or not hasattr(prefixes, "__iter__"):
         validate.fail("generate", "prefixes", "a list of 1-d integer arrays or a 2-d integer array", prefixes,
                       validate.ArgumentTypeError)
