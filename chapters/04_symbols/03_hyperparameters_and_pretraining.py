@@ -236,8 +236,8 @@ for knob_check in knob_checks:
 #
 # The model is a small GPT built from the course's attention stack (`lib.models`). It is causal,
 # with 2 layers, heads of 16, an MLP of width 4d and a tied read-out. It comes in three widths
-# (d = 32, 64, 128) and is trained by Adam at lr 3·10⁻³ on fresh text. The base width has 5
-# seeds and the other two have 1 (as the paper has one GPT-2 of each size). With identity
+# (d = 32, 64, 128) and is trained by Adam at lr 3·10⁻³ on fresh text. Every width has 5 seeds
+# (the paper has one GPT-2 of each size, so its spread between runs is unknown). With identity
 # scalings, $a_h$ and $b_h$ are both trained. The $a_h$ term includes each token's score on
 # itself. The notes read the authors' GPT-2 run as $a_h$ only, with that diagonal masked, but the
 # paper does not say. The sweep `pretraining` runs all of it.
@@ -312,8 +312,8 @@ record(fig7bc_check)
 # full-batch steps, best validation step, 5 seeds). Fine-tuning starts from the vanilla
 # pretrained model. It keeps the blocks, the final LayerNorm and the first positions, and gets
 # new token embeddings and a new read-out. Training from scratch uses the same shape. Figure 23's
-# three GPT-2 sizes become our three widths. For the small and large widths, all five
-# fine-tuning seeds start from the one pretrained model.
+# three GPT-2 sizes become our three widths. At every width, fine-tuning seed $i$ starts from
+# pretrained seed $i$, so each interval spans pretraining and fine-tuning together.
 
 # %% tags=["hide-input"]
 display(table(figures.finetuning(pres)))
