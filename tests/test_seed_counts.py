@@ -16,8 +16,6 @@ MINIMUM = 5
 #: sweep -> why it still runs fewer than five seeds at the default scale (its smallest seed list)
 SHORT = {
     "chen2024_figure7_paper_sizes": "1 seed at the paper's instance, 98 minutes; five seeds are the paper scale's",
-    "boixadsera2024_hyperparameters": "one seed per learning rate (the grid's neighbours are the spread), two "
-                                      "mimetic-init seeds; 24 minutes, five seeds about 120",
 }
 
 #: seed lists a sweep's config carries but its grid never reads
