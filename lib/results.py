@@ -1286,22 +1286,41 @@ def all_results(directory: Path | None = None) -> list[Result]:
     return out
 
 
+def seed_counts(config: dict, prefix: str = "") -> dict[str, int]:
+    """How many seeds each seed list of a sweep's config holds: every list under a key ending in
+    ``seeds`` (``seeds``, ``base_seeds``, ``finetune.seeds``, ...), keyed by its dotted path."""
+    counts = {}
+    for key, value in config.items():
+        if isinstance(value, dict):
+            counts.update(seed_counts(value, f"{prefix}{key}."))
+        elif isinstance(key, str) and key.endswith("seeds") and isinstance(value, (list, tuple)):
+            counts[f"{prefix}{key}"] = len(value)
+    return counts
+
+
+def _seeds_text(config: dict) -> str:
+    """A result's seeds for :func:`times_table`: the one count its seed lists share, ``fewest-most``
+    where they differ, ``-`` without one."""
+    counts = set(seed_counts(config).values())
+    return "-" if not counts else str(counts.pop()) if len(counts) == 1 else f"{min(counts)}-{max(counts)}"
+
+
 def times_table(results: Sequence[Result], scale: str = "default") -> str:
     """Each stored sweep at ``scale``: its recompute time (the run's elapsed time where it was
     recorded, which is less than the sum of its points' wall times where an engine ran groups side
-    by side, else that sum; on the machine its provenance names) and its seeds, then each paper's
-    total and the sum: the budget a full recompute of that scale costs."""
+    by side, else that sum; on the machine its provenance names) and its seeds (every seed list of
+    its config, :func:`seed_counts`), then each paper's total and the sum: the budget a full
+    recompute of that scale costs."""
     scale = _scale.validate(scale)
     rows = sorted((r for r in results if r.scale == scale), key=lambda r: r.name)
     lines, totals = [f"{'sweep':45s} {'seeds':>5s} {'minutes':>8s}"], {}
     for r in rows:
-        seeds = r.provenance.get("seeds")
         paper = r.name.split("_")[0]
         engine = r.provenance.get("engine") or {}
         took = float(r.provenance["elapsed_s"]) if engine.get("workers", 1) > 1 and "elapsed_s" in r.provenance \
             else r.wall_s
         totals[paper] = totals.get(paper, 0.0) + took
-        lines.append(f"{r.name:45s} {len(seeds) if seeds else '-':>5} {took / 60:8.1f}"
+        lines.append(f"{r.name:45s} {_seeds_text(r.config):>5} {took / 60:8.1f}"
                      + (f"  ({engine['workers']} workers side by side; {r.wall_s / 60:.1f} summed over groups)"
                         if took != r.wall_s else "")
                      + ("" if r.complete else f"  (incomplete: {len(r.points)}/{len(r.grid)} points)"))

@@ -458,6 +458,14 @@ def test_times_sums_each_papers_sweeps_at_one_scale(store, capsys):
     assert results.main(["times"]) == 0 and "pa_one" in capsys.readouterr().out
     with pytest.raises(ValueError):
         results.times_table([], "huge")
+    # seed lists under other keys and nested dicts count too; lists that differ show fewest-most
+    results.run("pa_three", {"base_seeds": [0, 1, 2], "finetune": {"seeds": [0, 1, 2]}}, [{"x": 5}], square,
+                scale="default", progress=False)
+    results.run("pa_four", {"base_seeds": [0, 1, 2], "other_seeds": [0]}, [{"x": 6}], square, scale="default",
+                progress=False)
+    rows = {x.split()[0]: x.split()[1] for x in results.times_table(results.all_results(), "default").splitlines()}
+    assert rows["pa_three"] == "3" and rows["pa_four"] == "1-3"
+    assert results.seed_counts({"lr": 1, "seeds": [0], "finetune": {"seeds": [0, 1]}}) == {"seeds": 1, "finetune.seeds": 2}
     # groups run side by side by an engine: the run's elapsed time counts, not the groups' sum
     assert 0 < a.provenance["elapsed_s"]
     a.provenance.update(engine={"name": "processes", "workers": 2}, elapsed_s=a.wall_s / 2 + 60)

@@ -3,13 +3,13 @@ as members of one ensemble. The sweeps still short of five are listed here with 
 test fails when one of them reaches five (take it off the list, so the list stays true) and when
 any other falls below five. It reads each sweep's definition (``Sweep.define("default")``), every
 list under a key ending in ``seeds`` (``seeds``, ``base_seeds``, ``finetune.seeds``, ...), so it
-needs no stored data and no training."""
+needs no stored data and no training (:func:`lib.results.seed_counts` reads the lists)."""
 from __future__ import annotations
 
 import pytest
 
 from lib.claims import PAPERS
-from lib.results import paper_sweeps
+from lib.results import paper_sweeps, seed_counts
 
 MINIMUM = 5
 
@@ -30,21 +30,13 @@ UNSEEDED = {
 }
 
 
-def _seed_lists(config, path: str = ""):
-    for key, value in config.items():
-        if isinstance(value, dict):
-            yield from _seed_lists(value, f"{path}{key}.")
-        elif key.endswith("seeds") and isinstance(value, (list, tuple)):
-            yield f"{path}{key}", len(value)
-
-
 def _default_seed_counts() -> dict[str, dict[str, int]]:
     counts = {}
     for paper in PAPERS:
         for sweep in paper_sweeps(paper).values():
             config, _ = sweep.define("default")
             name = f"{sweep.paper}_{sweep.key}"
-            counts[name] = {key: n for key, n in _seed_lists(config) if (name, key) not in UNUSED}
+            counts[name] = {key: n for key, n in seed_counts(config).items() if (name, key) not in UNUSED}
     return counts
 
 
