@@ -1244,9 +1244,14 @@ def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequen
                         help="run each sweep's groups in this many single-thread processes side by side "
                              "(lib.papers.engines.ProcessEngine; on a CPU, 2 on 2 cores does more work per second "
                              "than one two-thread run); default 1: here, one group after the other")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="stop after about this many seconds: the training in progress saves its checkpoint "
+                             "at its next evaluation and the command exits with status 3; rerun it to resume")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1; got {args.jobs}")
+    if args.budget is not None and not args.budget > 0:
+        parser.error(f"--budget must be a positive number of seconds; got {args.budget}")
     if args.scale == "list":
         for key, sweep in sweeps.items():
             saved = {s: load(sweep.name, s) for s in _scale.SCALES}
@@ -1269,8 +1274,17 @@ def sweeps_main(paper: str, sweeps: dict[str, Sweep] | None = None, argv: Sequen
         from .papers.engines import ProcessEngine
 
         engine = ProcessEngine(workers=args.jobs, threads=1)
-    for key in args.names or list(sweeps):
-        print(sweeps[key].result(scale, device=device, engine=engine).label(), flush=True)
+    from .train import BudgetSpent, deadline
+
+    with deadline(args.budget) if args.budget is not None else contextlib.nullcontext():
+        for key in args.names or list(sweeps):
+            try:
+                print(sweeps[key].result(scale, device=device, engine=engine).label(), flush=True)
+            except BudgetSpent as spent:
+                print(f"{sweeps[key].name} ({scale}): stopped at the --budget of {args.budget:g} s ({spent}); "
+                      "its finished groups and checkpoints are saved: run the same command again to resume",
+                      flush=True)
+                return 3
     return 0
 
 

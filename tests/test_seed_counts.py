@@ -14,9 +14,7 @@ from lib.results import paper_sweeps, seed_counts
 MINIMUM = 5
 
 #: sweep -> why it still runs fewer than five seeds at the default scale (its smallest seed list)
-SHORT = {
-    "chen2024_figure7_paper_sizes": "1 seed at the paper's instance, 98 minutes; five seeds are the paper scale's",
-}
+SHORT: dict[str, str] = {}
 
 #: seed lists a sweep's config carries but its grid never reads
 UNUSED = {
