@@ -472,3 +472,29 @@ def test_times_sums_each_papers_sweeps_at_one_scale(store, capsys):
     results.save(a)
     line = next(x for x in results.times_table(results.all_results(), "default").splitlines() if x.startswith("pa_one"))
     assert float(line.split()[2]) == pytest.approx(a.wall_s / 120 + 1, abs=0.05) and "2 workers side by side" in line
+
+
+
+
+def test_a_papers_command_line_stops_at_its_budget_and_resumes(store, tmp_path_factory, monkeypatch, capsys):
+    """``--budget``: the group in progress stops at an evaluation (exit status 3, its state in a
+    checkpoint), and the same command run again finishes it with the uninterrupted numbers."""
+    from test_queue import SWEEP
+
+    sweeps = {"queue_test": SWEEP}
+    for bad in ("0", "-1", "nan"):
+        with pytest.raises(SystemExit) as error:
+            results.sweeps_main("course", sweeps, ["paper", "--budget", bad])
+        assert error.value.code == 2
+    monkeypatch.setenv("ABC_DATA", str(tmp_path_factory.mktemp("whole")))
+    assert results.sweeps_main("course", sweeps, ["paper"]) == 0
+    whole = SWEEP.load("paper")
+    monkeypatch.setenv("ABC_DATA", str(store))
+    codes = [results.sweeps_main("course", sweeps, ["paper", "--budget", "1e-9"]) for _ in range(4)]
+    assert codes == [3] * 4 and SWEEP.load("paper") is None  # steps 10-40 of the first group's 60
+    assert "run the same command again" in capsys.readouterr().out
+    assert results.sweeps_main("course", sweeps, ["paper"]) == 0
+    cut = SWEEP.load("paper")
+    assert len(cut.points) == len(whole.points) == 4
+    for a, b in zip(cut.points, whole.points):
+        assert a["result"] == b["result"]

@@ -249,9 +249,11 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 # ### At the paper's own instance
 #
 # Sec. 9.1 trains Figure 7 on 100 words and 100 answers. The sweep `figure7_paper_sizes` trains
-# the same model, $[1, 1, 10]$, with the same recipe and 20,000 steps on that instance. A step
-# costs five to eight times the 10-word one on a CPU, so the default scale trains one seed (about
-# 100 minutes on two cores); the paper scale trains five seeds for three times as long.
+# the same model, $[1, 1, 10]$, with the same recipe and 20,000 steps on that instance, five seeds
+# as one ensemble. A step of that ensemble costs about a second on two CPU cores (some six hours
+# in all), so the stored default run was trained on a GPU (an NVIDIA H200, about 13 minutes; the
+# stamp under the figure names the device). The paper scale trains the same five seeds for three
+# times as long.
 
 # %% tags=["hide-input"]
 if l7 != 5:  # at the paper scale figure7_k trains this instance, with every architecture
@@ -270,18 +272,19 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
         print(f"{size_p['n_words']} words, final accuracy per seed:", acc_p[:, -1].round(3),
               "· best over training:", acc_p.max(1).round(3))
         instance_check = checks.heads.figure_7_paper_instance(lp)
-        assert instance_check.verdict == "inconclusive" or scale.current() != "default", instance_check.verdict
+        assert instance_check.verdict == "not reproduced" or scale.current() != "default", instance_check.verdict
         record(instance_check)
         if lp.scale == "default":  # the reading below, made on the default run
             assert acc_p.max() < 0.25 + 0.05 and (lk is None or acc5[:, -1].max() > acc_p.max())
 
 # %% [markdown]
-# On the paper's instance the same model does not leave chance: in the one seed we can afford on
-# a CPU, its accuracy reaches $1/k = 0.25$ within a few hundred steps and never rises above 0.3 in
-# 20,000 (final and best printed above), where with 10 words two seeds of three leave $1/k$. At
-# our recipe the paper's 100 words make the task harder, not easier. One seed decides nothing over seeds, so the claim
-# reads **inconclusive**; what the seed shows, at Adam and 20,000 steps, is no learning at all.
-# The `paper` scale (five seeds, 60,000 steps) is a GPU run.
+# On the paper's instance the same model does not leave chance. Every one of the five seeds
+# reaches $1/k = 0.25$ within the first 200 steps and stays there for 20,000: no seed's accuracy
+# ever passes 0.29, and the final accuracies (printed above) average 0.251 [0.233, 0.268] at 95%,
+# where with 10 words three seeds of five leave $1/k$. At our recipe the paper's 100 words make
+# the task harder, not easier. The seed mean is decidedly below 0.5, so the claim reads **not
+# reproduced**, at our setting: Adam for 20,000 steps, where the paper trains with SGD for a
+# budget it does not state. The `paper` scale (60,000 steps) has not run yet.
 
 # %% [markdown]
 # (depth-discussion)=
@@ -315,8 +318,8 @@ if l7 != 5:  # at the paper scale figure7_k trains this instance, with every arc
 #   heads do in some seeds (three of five reach 1.0 at $k = 2$, two at $k = 4$, one at $k = 3$); a
 #   fourth layer is slower, not faster. At the paper's $l = 5$, $k = 4$ (10 words instead of 100)
 #   the construction's head count levels off far below 1 (at most 0.51) after 20,000 steps, and
-#   on the paper's own instance (100 words) its one seed stays at $1/k$ for all 20,000 steps
-#   ({ref}`depth-fig7-paper`).
+#   on the paper's own instance (100 words) all five seeds stay at $1/k$ for all 20,000 steps
+#   (not reproduced at our recipe; {ref}`depth-fig7-paper`).
 # - **Scale.** Results shown come from `data/` at the scale printed on each figure (the `default`
 #   scale on a CPU unless a `paper`-scale file exists); the paper's sizes run with
 #   `ABC_SCALE=paper` on a GPU.
