@@ -1324,11 +1324,16 @@ def times_table(results: Sequence[Result], scale: str = "default") -> str:
     recorded, which is less than the sum of its points' wall times where an engine ran groups side
     by side, else that sum; on the machine its provenance names) and its seeds (every seed list of
     its config, :func:`seed_counts`), then each paper's total and the sum: the budget a full
-    recompute of that scale costs."""
+    recompute of that scale costs. A sweep run on an accelerator is marked with its device, and a
+    last line names those sweeps: their time is not what a CPU would take."""
     scale = _scale.validate(scale)
     rows = sorted((r for r in results if r.scale == scale), key=lambda r: r.name)
-    lines, totals = [f"{'sweep':45s} {'seeds':>5s} {'minutes':>8s}"], {}
+    lines, totals, elsewhere = [f"{'sweep':45s} {'seeds':>5s} {'minutes':>8s}"], {}, []
     for r in rows:
+        device = str(r.provenance.get("device") or "")
+        accelerated = bool(device) and not device.lower().startswith("cpu")
+        if accelerated:
+            elsewhere.append(r.name)
         paper = r.name.split("_")[0]
         engine = r.provenance.get("engine") or {}
         took = float(r.provenance["elapsed_s"]) if engine.get("workers", 1) > 1 and "elapsed_s" in r.provenance \
@@ -1337,9 +1342,13 @@ def times_table(results: Sequence[Result], scale: str = "default") -> str:
         lines.append(f"{r.name:45s} {_seeds_text(r.config):>5} {took / 60:8.1f}"
                      + (f"  ({engine['workers']} workers side by side; {r.wall_s / 60:.1f} summed over groups)"
                         if took != r.wall_s else "")
-                     + ("" if r.complete else f"  (incomplete: {len(r.points)}/{len(r.grid)} points)"))
+                     + ("" if r.complete else f"  (incomplete: {len(r.points)}/{len(r.grid)} points)")
+                     + (f"  (on {device}, not a CPU)" if accelerated else ""))
     lines += [f"{'total, ' + paper:45s} {'':5s} {t / 60:8.1f}" for paper, t in totals.items()]
     lines.append(f"{'total':45s} {'':5s} {sum(totals.values()) / 60:8.1f}")
+    if elsewhere:
+        lines.append(f"(the totals count {len(elsewhere)} sweep(s) at the time they took on the accelerator their "
+                     f"provenance names, not a CPU's: {', '.join(elsewhere)})")
     return "\n".join(lines)
 
 

@@ -472,8 +472,14 @@ def test_times_sums_each_papers_sweeps_at_one_scale(store, capsys):
     results.save(a)
     line = next(x for x in results.times_table(results.all_results(), "default").splitlines() if x.startswith("pa_one"))
     assert float(line.split()[2]) == pytest.approx(a.wall_s / 120 + 1, abs=0.05) and "2 workers side by side" in line
-
-
+    # a sweep run on an accelerator is marked, and named under the totals
+    assert "not a CPU" not in "".join(results.times_table(results.all_results(), "default"))
+    b.provenance["device"] = "NVIDIA H200"
+    results.save(b)
+    table = results.times_table(results.all_results(), "default").splitlines()
+    assert "(on NVIDIA H200, not a CPU)" in next(x for x in table if x.startswith("pa_two"))
+    assert "not a CPU" not in next(x for x in table if x.startswith("pa_one"))
+    assert table[-1].startswith("(the totals count 1 sweep(s)") and table[-1].endswith(": pa_two)")
 
 
 def test_a_papers_command_line_stops_at_its_budget_and_resumes(store, tmp_path_factory, monkeypatch, capsys):
