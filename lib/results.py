@@ -643,6 +643,27 @@ def checkpoint_dir(name: str, scale: str, group: Sequence[dict], config: dict, r
     return Path(root or data_dir()) / "checkpoints" / f"{name}.{scale}" / key
 
 
+def time_in_checkpoints(directory: Path) -> float:
+    """Seconds of training that the states :func:`lib.train.checkpoints` saved in ``directory``
+    hold: the sum over its trainings (run one after another) of each one's wall time at its last
+    save. A group resumed from them has spent that long already, which its own clock does not see.
+    A file that does not load counts 0 (the training it held starts afresh). Here, not in
+    ``lib.train``, because it computes nothing a result stores."""
+    paths = sorted(Path(directory).glob("train-*.pt"))
+    if not paths:
+        return 0.0
+    import torch
+
+    total = 0.0
+    for path in paths:
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception:  # noqa: BLE001 - whatever is wrong with it, lib.train will not resume it either
+            continue
+        total += float(state.get("wall_s", 0.0)) if isinstance(state, dict) else 0.0
+    return total
+
+
 @dataclass(frozen=True)
 class GroupJob:
     """One group of points of a run, as :func:`run` runs it: ``job(group) -> (metrics, wall_s)``
@@ -660,11 +681,12 @@ class GroupJob:
     def __call__(self, group: Sequence[dict]) -> tuple[list[dict], float]:
         from .train import checkpoints  # (lazily: storing and listing results needs no torch)
 
+        directory = checkpoint_dir(self.name, self.scale, group, self.config, Path(self.root))
+        earlier = time_in_checkpoints(directory)  # a resumed group has run this long already
         start = time.perf_counter()
-        with checkpoints(checkpoint_dir(self.name, self.scale, group, self.config, Path(self.root)),
-                         every_s=CHECKPOINT_EVERY_S):
+        with checkpoints(directory, every_s=CHECKPOINT_EVERY_S):
             values = self.run_group([dict(p) for p in group])
-        wall = time.perf_counter() - start
+        wall = earlier + time.perf_counter() - start
         if not isinstance(values, list) or len(values) != len(group) or not all(isinstance(v, dict) for v in values):
             raise TypeError(f"{self.name}: the run must return one dict of metrics per point")
         return values, wall
@@ -678,7 +700,8 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
 
     Give ``run_point(point) -> metrics``, or ``run_group(points) -> [metrics, ...]`` with
     ``group_by``, the coordinates whose points the experiment trains together (e.g. one
-    ensemble per T); a group's wall time is counted at its first point. ``code`` is the function
+    ensemble per T); a group's wall time is counted at its first point, with the time its trainings
+    had spent when they last saved if it resumes from checkpoints. ``code`` is the function
     whose ``lib`` files provenance hashes (default: the run function itself). A metric that is
     NaN or infinite is an error unless ``nonfinite=True`` declares that the experiment's metrics
     may hold them (they are then stored as null; see :func:`finite_or_declared`).
@@ -729,6 +752,9 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
             yield group, job(group)
 
     started, elapsed_before = time.perf_counter(), float(result.provenance.get("elapsed_s", 0.0))
+    if todo:  # groups cut earlier have run this long already (exact when groups run one after another)
+        elapsed_before += max(time_in_checkpoints(checkpoint_dir(name, scale, g, config, Path(job.root)))
+                              for g in todo)
     for group, (values, wall) in (here() if engine is None else engine.run_groups(job, todo)):
         # the run's own wall time (summed over resumptions): with an engine's groups side by side
         # it is less than the sum of the groups' times

@@ -504,3 +504,24 @@ def test_a_papers_command_line_stops_at_its_budget_and_resumes(store, tmp_path_f
     assert len(cut.points) == len(whole.points) == 4
     for a, b in zip(cut.points, whole.points):
         assert a["result"] == b["result"]
+
+
+def test_a_resumed_group_counts_the_time_its_checkpoints_hold(store):
+    """A group cut by a budget and resumed stores its whole time: what its trainings had run
+    when they saved (read from the checkpoints) plus the rerun's own clock."""
+    import torch
+    from test_queue import SWEEP
+
+    sweeps = {"queue_test": SWEEP}
+    assert results.sweeps_main("course", sweeps, ["paper", "--budget", "1e-9"]) == 3
+    (saved,) = (store / "checkpoints").glob("course_queue_test.paper/*/train-*.pt")
+    state = torch.load(saved, weights_only=True)
+    state["wall_s"] = 100.0  # as if the cut part had trained for 100 s
+    torch.save(state, saved)
+    assert results.time_in_checkpoints(saved.parent) == 100.0
+    assert results.time_in_checkpoints(store / "nowhere") == 0.0
+    assert results.sweeps_main("course", sweeps, ["paper"]) == 0
+    done = SWEEP.load("paper")
+    first, second = done.points[0]["wall_s"], done.points[2]["wall_s"]
+    assert 100.0 < first < 100.0 + 60 and 0.0 < second < 60  # the resumed group carries the 100 s, the other not
+    assert 100.0 < done.provenance["elapsed_s"] < 100.0 + 120
