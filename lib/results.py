@@ -1029,6 +1029,8 @@ def _cheap_part(result: Result, sweep: Sweep) -> tuple[list[list[dict]], int | N
     walls = {json.dumps(p["point"], sort_keys=True): p["wall_s"] for p in result.points}
     cheapest: dict[str, list[dict]] = {}
     for group in _groups(result.grid, sweep.group_by):
+        if not all(json.dumps(p, sort_keys=True) in walls for p in group):
+            continue  # not stored yet (a paper-scale run stopped at its budget)
         key = json.dumps([group[0].get(k) for k in sweep.verify_by])
         cost = sum(walls[json.dumps(p, sort_keys=True)] for p in group)
         if key not in cheapest or cost < sum(walls[json.dumps(p, sort_keys=True)] for p in cheapest[key]):
@@ -1194,9 +1196,9 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
 
     Both runs compare two computations, not a computation with stored numbers, so a sweep that
     cannot be truncated runs every training for its first ``verify_steps`` steps only
-    (:func:`lib.train.step_limit`): the same code paths at a fraction of the cost."""
-    if not result.complete:
-        return False, f"{result.name}: incomplete ({len(result.points)}/{len(result.grid)} points); run it to the end"
+    (:func:`lib.train.step_limit`): the same code paths at a fraction of the cost. Because it
+    compares two computations, an incomplete result (a paper-scale run stopped at its budget) can
+    be verified too, on the groups it has stored; the groups a later run adds use the new code."""
     try:
         sweep = find_sweep(result.name)
     except KeyError as error:
@@ -1206,6 +1208,8 @@ def verify_against(result: Result, commit: str, *, device=None, progress: bool =
     from .runtime import device_name
 
     groups, stop_after = _cheap_part(result, sweep)
+    if not groups:
+        return False, f"{result.name}: no group of points stored yet ({len(result.points)}/{len(result.grid)} points)"
     limit = None if stop_after else sweep.verify_steps
     device_text = str(device) if device is not None else "cpu"
     start = time.perf_counter()

@@ -304,6 +304,16 @@ def test_verify_against_an_older_commit_compares_its_code_with_the_current_code_
     assert not ok and ("not the code that computed it" in message or "failed" in message), message
     ok, message = results.verify_against(results.load(sweep.name, "default"), "no-such-commit", progress=False)
     assert not ok and "cannot check out" in message
+    # an incomplete result (a run stopped at its budget) is verified on the groups it has stored
+    partial = results.load(sweep.name, "default")
+    partial.grid.append({"width": 8, "length": 4})
+    results.save(partial)
+    ok, message = results.verify_against(results.load(sweep.name, "default"), "HEAD", progress=False)
+    assert ok and "1 point(s) [{'width': 4, 'length': 4}]" in message, message
+    partial.points.clear()
+    results.save(partial)
+    ok, message = results.verify_against(results.load(sweep.name, "default"), "HEAD", progress=False)
+    assert not ok and "no group of points stored yet" in message, message
 
 
 def test_a_corrupt_results_file_is_named_skipped_in_listings_and_never_overwritten(store, capsys):
