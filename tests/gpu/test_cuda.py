@@ -38,9 +38,29 @@ FAMILIES = {
     "mamba": SSMConfig(d_model=16, n_out=C, mixer="mamba", vocab_size=V, max_len=N),
     "retnet": SSMConfig(d_model=16, n_out=C, mixer="retnet", vocab_size=V, max_len=N),
     "linear attention": SSMConfig(d_model=16, n_out=C, mixer="linear", vocab_size=V, max_len=N),
+    # Chen & Zou's model (eq. 3): one-hot tokens and positions, ReLU bilinear heads averaged
+    "attention one-hot relu (depth paper)": AttentionConfig(
+        d_model=V + N + 2, n_out=C, n_layers=2, n_heads=(1, 2), attention="relu", qk="bilinear", combine="mean",
+        vocab_size=V, embedding="onehot", positions="onehot", max_len=N, readout="last"),
     "identity scalings": IdentityScalingConfig(d_model=16, n_out=C, vocab_size=V, max_len=N, kq_identity=True,
                                                vo_identity=True, tie_embedding=False),
 }
+# families whose update CUDA graph capture still refuses, with the cause; their capture tests are
+# strict xfails, so a fix makes them fail until its entry is removed here
+CAPTURE_FAILS = {
+    "attention one-hot relu (depth paper)": "lib/models/embedding.py writes the Python scalar 1.0 through the one-hot "
+                                            "position index (eye[rows, cols] = 1.0), a host tensor copied inside the "
+                                            "capture (seen on an H200, 2026-11-28); the fix changes a file every "
+                                            "trained result hashes, so it waits for their verification",
+}
+
+
+def capture_cases() -> list:
+    """Every family, the ones in :data:`CAPTURE_FAILS` as strict xfails."""
+    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=CAPTURE_FAILS[name]))
+            if name in CAPTURE_FAILS else name for name in FAMILIES]
+
+
 # the next-token decoder (Richard's sweeps) has a class per token and position: forward only here
 FORWARD_ONLY = {"decoder": DecoderConfig(d_model=16, n_out=V, n_heads=2, vocab_size=V, max_len=N)}
 CONFIG = TrainConfig(steps=40, lr=(3e-3, 1e-2), optimizer="adamw", weight_decay=0.01, schedule="warmup_cosine",
@@ -61,7 +81,7 @@ def test_every_family_runs_forward_and_backward_on_cuda_as_on_the_cpu(name):
         torch.testing.assert_close(b.grad.cpu(), a.grad, rtol=1e-7, atol=1e-9, msg=n)
 
 
-@pytest.mark.parametrize("name", list(FAMILIES))
+@pytest.mark.parametrize("name", capture_cases())
 def test_the_captured_graph_replays_the_eager_trajectory_of_every_family(name):
     """vmap over members and autograd inside one CUDA graph give the eager step's numbers.
 
