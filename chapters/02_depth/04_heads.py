@@ -250,8 +250,8 @@ if l7 != 5:  # at the paper scale the grid above already has l = 5
 #
 # Sec. 9.1 trains Figure 7 on 100 words and 100 answers. The sweep `figure7_paper_sizes` trains
 # the same model, $[1, 1, 10]$, with the same recipe and 20,000 steps on that instance, five seeds
-# as one ensemble. A step of that ensemble costs about a second on two CPU cores (some six hours
-# in all), so the stored default run was trained on a GPU (an NVIDIA H200, about 13 minutes; the
+# as one ensemble. A step of that ensemble costs 0.75 s on two CPU cores (about four hours in
+# all), so the stored default run was trained on a GPU (an NVIDIA H200, about 13 minutes; the
 # stamp under the figure names the device). The paper scale trains the same five seeds for three
 # times as long.
 
