@@ -705,7 +705,8 @@ def multiple_sequences(instances):
         statement="if B makes the vectors E_(s^(j)_i) + B_i an orthogonal set, an autoregression in V fits "
                   "(interpolates) the m sequences", paper_value="a sufficient condition",
         ours=f"built with sequences that share tokens, E and B solved so that the m n vectors are orthonormal "
-             f"(Gram within {claims.below(max(i['gram gap'] for i in instances))} of I), V by least squares on the "
+             f"(Gram within 1e-12 of I, the bound checked: the gap itself is rounding noise near 1e-15, whose "
+             f"order of magnitude varies from run to run), V by least squares on the "
              f"contexts: {shown}", passed=bool(all(ok)),
         note="read as a family indexed by (j, i): two sequences that share a prefix and then differ have equal "
              "contexts and cannot both be fitted (every Dyck word starts with '('), so the condition rules them out")
