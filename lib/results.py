@@ -643,27 +643,6 @@ def checkpoint_dir(name: str, scale: str, group: Sequence[dict], config: dict, r
     return Path(root or data_dir()) / "checkpoints" / f"{name}.{scale}" / key
 
 
-def time_in_checkpoints(directory: Path) -> float:
-    """Seconds of training that the states :func:`lib.train.checkpoints` saved in ``directory``
-    hold: the sum over its trainings (run one after another) of each one's wall time at its last
-    save. A group resumed from them has spent that long already, which its own clock does not see.
-    A file that does not load counts 0 (the training it held starts afresh). Here, not in
-    ``lib.train``, because it computes nothing a result stores."""
-    paths = sorted(Path(directory).glob("train-*.pt"))
-    if not paths:
-        return 0.0
-    import torch
-
-    total = 0.0
-    for path in paths:
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=True)
-        except Exception:  # noqa: BLE001 - whatever is wrong with it, lib.train will not resume it either
-            continue
-        total += float(state.get("wall_s", 0.0)) if isinstance(state, dict) else 0.0
-    return total
-
-
 @dataclass(frozen=True)
 class GroupJob:
     """One group of points of a run, as :func:`run` runs it: ``job(group) -> (metrics, wall_s)``
@@ -679,7 +658,7 @@ class GroupJob:
     root: str
 
     def __call__(self, group: Sequence[dict]) -> tuple[list[dict], float]:
-        from .train import checkpoints  # (lazily: storing and listing results needs no torch)
+        from .train import checkpoints, time_in_checkpoints  # (lazily: storing and listing results needs no torch)
 
         directory = checkpoint_dir(self.name, self.scale, group, self.config, Path(self.root))
         earlier = time_in_checkpoints(directory)  # a resumed group has run this long already
@@ -753,6 +732,8 @@ def run(name: str, config: dict, grid: Sequence[dict], run_point: RunPoint | Non
 
     started, elapsed_before = time.perf_counter(), float(result.provenance.get("elapsed_s", 0.0))
     if todo:  # groups cut earlier have run this long already (exact when groups run one after another)
+        from .train import time_in_checkpoints  # (lazily: a run with nothing to do needs no torch)
+
         elapsed_before += max(time_in_checkpoints(checkpoint_dir(name, scale, g, config, Path(job.root)))
                               for g in todo)
     for group, (values, wall) in (here() if engine is None else engine.run_groups(job, todo)):

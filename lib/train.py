@@ -837,6 +837,21 @@ def checkpoints(directory, every_s: float = 300.0):
         _CHECKPOINTS.reset(token)
 
 
+def time_in_checkpoints(directory) -> float:
+    """Seconds of training that the states :func:`checkpoints` saved in ``directory`` hold: the
+    sum over its trainings (run one after another) of each one's wall time at its last save. A
+    run resumed from them has spent that long already, which its own clock does not see. A file
+    that does not load counts 0 (the training it held starts afresh, see :meth:`_Checkpoint.load`)."""
+    total = 0.0
+    for path in sorted(Path(directory).glob("train-*.pt")):
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception:  # noqa: BLE001 - whatever is wrong with it, train() will not resume it either
+            continue
+        total += float(state.get("wall_s", 0.0)) if isinstance(state, dict) else 0.0
+    return total
+
+
 class _Checkpoint:
     def __init__(self, path: Path, every_s: float, fingerprint: dict):
         self.path, self.every_s, self.fingerprint = path, every_s, fingerprint

@@ -522,14 +522,16 @@ def test_a_resumed_group_counts_the_time_its_checkpoints_hold(store):
     import torch
     from test_queue import SWEEP
 
+    import lib.train as trainer
+
     sweeps = {"queue_test": SWEEP}
     assert results.sweeps_main("course", sweeps, ["paper", "--budget", "1e-9"]) == 3
     (saved,) = (store / "checkpoints").glob("course_queue_test.paper/*/train-*.pt")
     state = torch.load(saved, weights_only=True)
     state["wall_s"] = 100.0  # as if the cut part had trained for 100 s
     torch.save(state, saved)
-    assert results.time_in_checkpoints(saved.parent) == 100.0
-    assert results.time_in_checkpoints(store / "nowhere") == 0.0
+    assert trainer.time_in_checkpoints(saved.parent) == 100.0
+    assert trainer.time_in_checkpoints(store / "nowhere") == 0.0
     assert results.sweeps_main("course", sweeps, ["paper"]) == 0
     done = SWEEP.load("paper")
     first, second = done.points[0]["wall_s"], done.points[2]["wall_s"]

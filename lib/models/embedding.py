@@ -197,10 +197,10 @@ def embed(model: nn.Module, c, x: torch.Tensor, dtype: torch.dtype) -> torch.Ten
         x = x.to(dtype)
         h = x @ model.W_in + model.b_in if c.embedding == "linear" else F.pad(x, (0, c.d_model - c.input_dim))
     if c.positions == "onehot":
-        eye = torch.zeros(n, c.d_model, dtype=dtype, device=h.device)
-        rows = torch.arange(n, device=h.device)  # on the device: a CPU index cannot be captured in a CUDA graph
-        eye[rows, c.token_block + rows] = 1.0
-        h = h + eye
+        # position i in row token_block + i: an identity block padded into place, made on the device
+        # (no host scalar written through an index, which a CUDA graph capture cannot copy)
+        eye = torch.eye(n, c.max_len, dtype=dtype, device=h.device)
+        h = h + F.pad(eye, (c.token_block, c.d_model - c.token_block - c.max_len))
     elif c.positions in ("learned", "sinusoidal"):
         h = h + model.W_pos[:n].to(dtype)
     return h

@@ -47,12 +47,7 @@ FAMILIES = {
 }
 # families whose update CUDA graph capture still refuses, with the cause; their capture tests are
 # strict xfails, so a fix makes them fail until its entry is removed here
-CAPTURE_FAILS = {
-    "attention one-hot relu (depth paper)": "lib/models/embedding.py writes the Python scalar 1.0 through the one-hot "
-                                            "position index (eye[rows, cols] = 1.0), a host tensor copied inside the "
-                                            "capture (seen on an H200, 2026-11-28); the fix changes a file every "
-                                            "trained result hashes, so it waits for their verification",
-}
+CAPTURE_FAILS: dict[str, str] = {}
 
 
 def capture_cases() -> list:
