@@ -330,11 +330,15 @@ def _store(claim: Claim) -> Claim:
     path.parent.mkdir(parents=True, exist_ok=True)
     claims = _read_claims(path) if path.exists() else []
     same = [i for i, c in enumerate(claims) if c["paper"] == claim.paper and c["ref"] == claim.ref]
+    record = _jsonable(asdict(claim))
     if same:  # an update keeps its place, so the file (and the report card) keep the chapter's order
-        claims[same[0]] = asdict(claim)
+        stored = claims[same[0]].get("evidence")
+        if _same_evidence(stored, record["evidence"]):  # the same numbers, re-stamped by a verification since:
+            record["evidence"] = stored  # keep the stamp, so a rebuild rewrites no tracked file
+        claims[same[0]] = record
         claims = [c for i, c in enumerate(claims) if i not in same[1:]]
     else:
-        claims.append(asdict(claim))
+        claims.append(record)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(_jsonable(claims), indent=1))
     os.replace(tmp, path)

@@ -132,6 +132,11 @@ def test_a_verification_keeps_a_claim_valid_and_a_recomputation_does_not(tmp_pat
     verified = results.load("chen2024_toy", "default")
     assert claims.Evidence.of(verified).created == "2099-01-01T00:00:00+00:00"
     assert claims.stale() == [] and claims.rederive("chapters/x", "default", [figure(verified)]) == []
+    # re-recording it (a rebuild of the chapter) keeps the stored stamp: the build rewrites no file
+    path = tmp_path / "claims" / "chapters__x.default.json"
+    before = path.read_text()
+    record(figure(verified))
+    assert path.read_text() == before
     # recomputed under the same code with the same numbers: another run, which the claim did not read
     again = _stored(tmp_path)
     again.provenance["created"] = "2000-01-01T00:00:00+00:00"
