@@ -27,8 +27,8 @@ sweep                  what
 Every point trains an ensemble of seeds through the shared trainer
 (:func:`lib.papers.boixadsera2024.training.fit`) and reads the test set at the evaluation of
 lowest validation loss (App. A). The default scale is a CPU budget (d = 64 or less, 16 heads of
-8, at most 1000 full-batch steps, 2 seeds); the paper scale is App. A's (d = 128, 16 heads of 64,
-MLP 256, batch 1024, 1000 epochs, 5 seeds).
+8, at most 1000 full-batch steps) with the paper scale's five seeds (:func:`_seeds`); the paper
+scale is App. A's (d = 128, 16 heads of 64, MLP 256, batch 1024, 1000 epochs).
 
 ``python -m lib.papers.boixadsera2024 SCALE [NAME ...]`` runs them.
 """
@@ -58,11 +58,17 @@ def _shape(scale: str, d_model: int | None = None) -> dict:
                 d_mlp=at(scale, 64, 128, 256))
 
 
+def _seeds(scale: str) -> list[int]:
+    """The seeds of every sweep of this part: five at the default scale as at the paper's (its
+    5 trials), since every trained figure here is decided over seeds (one at the smoke scale)."""
+    return list(range(at(scale, 1, 5, 5)))
+
+
 def _training(scale: str) -> dict:
     """App. A's protocol at a scale: Adam at lr 1e-3, batch 1024 (full batch below it), an
-    evaluation every 10 steps, and the model's shape."""
+    evaluation every 10 steps, :func:`_seeds`, and the model's shape."""
     return dict(steps=at(scale, 100, 1000, 1000), lr=1e-3, batch_size=1024, eval_every=10,
-                seeds=list(range(at(scale, 1, 2, 5))), shape=_shape(scale))
+                seeds=_seeds(scale), shape=_shape(scale))
 
 
 def _run_point(config: dict, point: dict, scale: str, device, stop_after, d_model=None) -> dict:
@@ -77,7 +83,7 @@ def _run_point(config: dict, point: dict, scale: str, device, stop_after, d_mode
 
 # ----------------------------------------------------------------------------- Figures 1, 21
 def identity_scalings(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5))))  # five at default: decided over seeds
+    config = _training(scale)
     ns = at(scale, [32, 128], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
     grid = [{"task": "αβα vs αββ", "variant": v, "n": n} for v in training.VARIANTS for n in ns]
     grid += [{"task": "program (Fig. 1)", "variant": v, "n": n} for v in ("vanilla", "+KQ") for n in ns]
@@ -91,7 +97,7 @@ def run_identity_scalings(config: dict, points: list[dict], *, scale: str, devic
 # ----------------------------------------------------------------------------- Figure 5
 def copy(scale: str) -> tuple[dict, list[dict]]:
     config = dict(copy_steps=at(scale, 100, 300, 1000), steps=None, lr=1e-3, batch_size=1024, eval_every=10,
-                  seeds=list(range(at(scale, 1, 5, 5))))  # five at default: Figure 5 is decided over seeds
+                  seeds=_seeds(scale))
     ds = at(scale, [32, 128], [32, 128], [64, 128, 256, 512, 1024, 2048, 4096])
     ns = at(scale, [8, 128], [8, 32, 128], [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048])
     return config, [{"task": "copy", "variant": v, "d_model": d, "n": n} for v in ("vanilla", "+VO") for d in ds
@@ -104,7 +110,7 @@ def run_copy(config: dict, points: list[dict], *, scale: str, device=None, stop_
 
 # ----------------------------------------------------------------------------- Figures 16, 22
 def majority(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5))))  # five at default: decided over seeds
+    config = _training(scale)
     ks = at(scale, [2, 4], [2, 4, 6], [2, 4, 6, 8])
     ns = at(scale, [64], [128, 512], [64, 128, 256, 512, 1024, 2048, 4096, 8192])
     return config, [{"task": f"majority-{k}", "variant": v, "n": n} for k in ks for v in ("vanilla", "+KQ,VO") for n in ns]
@@ -112,7 +118,7 @@ def majority(scale: str) -> tuple[dict, list[dict]]:
 
 # ----------------------------------------------------------------------------- Figure 2
 def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5))))  # five at default: decided over seeds
+    config = _training(scale)
     ns = at(scale, [64], [128, 512], [4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144])
     return config, [{"task": "program, symbolic (Fig. 2)", "variant": v, "n": n} for v in ("vanilla", "+KQ,VO")
                     for n in ns]
@@ -120,7 +126,7 @@ def program_symbolic(scale: str) -> tuple[dict, list[dict]]:
 
 # ----------------------------------------------------------------------------- Figure 17
 def random_templates(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5))))  # five at default: decided over seeds
+    config = _training(scale)
     ns = at(scale, [64], [128, 512], [8, 32, 128, 512, 2048, 8192])
     return config, [{"task": f"random, |R| = {r}", "variant": "vanilla", "n": n} for r in (0, 1, 2) for n in ns]
 
@@ -134,10 +140,10 @@ def hyperparameters(scale: str) -> tuple[dict, list[dict]]:
     same epochs."""
     base = _training(scale)
     n = at(scale, 64, 512, 1024)
-    config = dict(base, seeds=list(range(at(scale, 1, 5, 5))),
+    config = dict(base,
                   lrs=at(scale, [1e-3, 1e-2], [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], [3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2]),
                   knob_lrs=at(scale, [1e-3], [3e-4, 1e-3, 3e-3], [1e-4, 3e-4, 1e-3, 3e-3, 1e-2]),
-                  batch_epochs=at(scale, 20, 250, 1000), init_seeds=list(range(at(scale, 1, 5, 5))))
+                  batch_epochs=at(scale, 20, 250, 1000), init_seeds=_seeds(scale))
     grid = [{"knob": "lr", "value": None, "n": m} for m in at(scale, [64], [128, 512], [64, 256, 1024, 4096])]
     grid += [{"knob": "batch", "value": b, "n": n} for b in at(scale, [16, 64], [64, 512], [32, 64, 128, 256, 512, 1024])]
     grid += [{"knob": "depth", "value": v, "n": n} for v in at(scale, [1], [1, 4], [1, 4, 8, 16])]
@@ -177,7 +183,7 @@ KNOB_BASE = {"m": 4, "length": 5, "wildcards": 3, "regular": 1}
 
 
 def template_knobs(scale: str) -> tuple[dict, list[dict]]:
-    config = dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5))))  # five at default: decided over seeds
+    config = _training(scale)
     values = {"wildcards": at(scale, [2, 5], [2, 5, 7], [2, 3, 4, 5, 6, 7]),
               "length": at(scale, [3, 10], [3, 10, 20], [2, 3, 5, 10, 15, 20]),
               "m": at(scale, [2, 8], [2, 8, 15], [2, 4, 6, 8, 10, 15])}
@@ -214,9 +220,9 @@ def _lm_shape(size: str) -> dict:
 
 def pretraining_sweep(scale: str) -> tuple[dict, list[dict]]:
     config = dict(corpus=dict(n_variables=4, n_values=8, seq_len=32), pretrain_steps=at(scale, 200, 3000, 20000),
-                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=list(range(at(scale, 1, 5, 5))),
-                  other_seeds=list(range(at(scale, 1, 5, 5))),  # five at default: fine-tuning member i starts
-                  finetune=dict(_training(scale), seeds=list(range(at(scale, 1, 5, 5)))))  # from pretrained seed i
+                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=_seeds(scale),
+                  other_seeds=_seeds(scale),  # fine-tuning member i starts from pretrained seed i
+                  finetune=_training(scale))
     ns = at(scale, [32], [32, 128, 512], [16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192])
     sizes = at(scale, ["base"], ["small", "base", "large"], ["small", "base", "large"])
     grid = [{"size": "base", "stage": "pretrain", "variant": v, "n": None} for v in ("vanilla", "+KQ,VO")]
@@ -269,7 +275,7 @@ def ppl_headroom(scale: str) -> tuple[dict, list[dict]]:
     and finds the last binding a quarter of the time. The base model only, at both variants,
     with 5 seeds."""
     config = dict(corpus=dict(n_variables=16, n_values=16, seq_len=64), pretrain_steps=at(scale, 200, 3000, 20000),
-                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=list(range(at(scale, 1, 5, 5))), other_seeds=[0])
+                  pretrain_lr=3e-3, pretrain_batch=32, base_seeds=_seeds(scale), other_seeds=[0])
     return config, [{"size": "base", "stage": "pretrain", "variant": v, "n": None} for v in ("vanilla", "+KQ,VO")]
 
 
